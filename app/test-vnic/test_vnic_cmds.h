@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 dpdk-opa-vnic authors
+ */
+
+/*
+ * The command list of dpdk-test-vnic, as an X-macro: included once for the
+ * prototypes and once, by main.c, for the table. No include guard on purpose.
+ * One line per command: TEST_VNIC_CMD(name, function, summary).
+ */
+#ifndef TEST_VNIC_CMD
+#define TEST_VNIC_CMD(n, fn, s) int fn(int argc, char **argv);
+#define TEST_VNIC_CMD_PROTOTYPES
+#endif
+
+TEST_VNIC_CMD("version", cmd_version, "print the version of dpdk-opa-vnic")
+
+#ifdef TEST_VNIC_CMD_PROTOTYPES
+#undef TEST_VNIC_CMD
+#undef TEST_VNIC_CMD_PROTOTYPES
+#endif

@@ -1,0 +1,148 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 dpdk-opa-vnic authors
+#
+# Idempotent setup, shared by every command of run.sh:
+#  1. installs the Debian packages the build and the tests need (apt-get update once);
+#  2. extracts the DPDK driver-SDK headers from the Debian source package of exactly
+#     the installed libdpdk-dev version into build/sdk (never committed);
+#  3. configures and builds with meson/ninja (incremental on later runs).
+#
+# Sourced by run.sh; call opa_setup <builddir> [meson options...].
+
+OPA_TOP=${OPA_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+
+# Debian 12 packages (DESIGN §5 plus the test tools).
+OPA_PKGS="dpdk dpdk-dev libdpdk-dev libibumad-dev libibverbs-dev libcmocka-dev \
+meson ninja-build pkg-config libpcap-dev gcc clang libclang-rt-14-dev tshark \
+dpkg-dev xz-utils iproute2 openvswitch-switch-dpdk"
+
+# The headers that Debian's libdpdk-dev leaves out (DPDK built without enable_driver_sdk).
+OPA_SDK_HEADERS="lib/ethdev/ethdev_driver.h lib/ethdev/ethdev_vdev.h lib/ethdev/ethdev_pci.h \
+drivers/bus/vdev/bus_vdev_driver.h drivers/bus/pci/bus_pci_driver.h \
+lib/eal/include/bus_driver.h lib/eal/include/dev_driver.h"
+
+opa_log() { printf '[setup] %s\n' "$*" >&2; }
+opa_die() { printf '[setup] error: %s\n' "$*" >&2; exit 1; }
+
+opa_apt_updated=0
+opa_apt_update_once() {
+	[ "$opa_apt_updated" = 1 ] && return 0
+	opa_log "apt-get update"
+	apt-get update -qq || opa_die "apt-get update failed"
+	opa_apt_updated=1
+}
+
+opa_install_packages() {
+	local missing="" p
+	for p in $OPA_PKGS; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+			missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	[ "$(id -u)" = 0 ] || opa_die "missing packages:$missing (run as root, or install them)"
+	opa_apt_update_once
+	opa_log "installing:$missing"
+	# The OVS package must not start daemons on install; policy-rc.d may already deny it.
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing \
+		>/dev/null || opa_die "apt-get install failed for:$missing"
+}
+
+# Make sure apt knows a deb-src entry for the suites it installs binaries from.
+opa_ensure_deb_src() {
+	local f=/etc/apt/sources.list.d/dpdk-opa-vnic-src.sources
+	if grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ ||
+	   grep -qs '^deb-src ' /etc/apt/sources.list; then
+		return 0
+	fi
+	[ "$(id -u)" = 0 ] || opa_die "no deb-src entry in apt sources (run as root to add one)"
+	opa_log "adding deb-src entries to $f"
+	: > "$f.tmp"
+	if ls /etc/apt/sources.list.d/*.sources >/dev/null 2>&1; then
+		# deb822: copy every stanza that has 'Types: deb', as deb-src.
+		awk '
+			/^Types:/ { t = ($0 ~ /(^| )deb( |$)/) } 
+			{ buf = buf $0 "\n" }
+			/^$/ { if (t) { sub(/Types:[^\n]*/, "Types: deb-src", buf); printf "%s", buf } buf = ""; t = 0 }
+			END { if (t) { sub(/Types:[^\n]*/, "Types: deb-src", buf); printf "%s\n", buf } }
+		' /etc/apt/sources.list.d/*.sources | grep -v '^#' >> "$f.tmp"
+	fi
+	if [ -f /etc/apt/sources.list ]; then
+		sed -n 's/^deb \(.*\)/Types: deb-src\nURIs: \1\n/p' /etc/apt/sources.list |
+			awk '/^URIs:/ { n = split($0, a, " "); printf "URIs: %s\nSuites: %s\nComponents:", a[2], a[3];
+				for (i = 4; i <= n; i++) printf " %s", a[i]; printf "\n\n"; next } { print }' >> "$f.tmp"
+	fi
+	grep -q 'deb-src' "$f.tmp" || { rm -f "$f.tmp"; opa_die "cannot derive a deb-src entry from the apt sources"; }
+	mv "$f.tmp" "$f"
+	opa_apt_updated=0
+	opa_apt_update_once
+}
+
+# Extract the driver-SDK headers of exactly the installed DPDK into $1/include
+# (one cache, build/sdk, shared by the build trees of this checkout).
+opa_sdk_headers() {
+	local sdk=$1 ver h upver
+	ver=$(dpkg-query -W -f='${Version}' libdpdk-dev 2>/dev/null) ||
+		opa_die "libdpdk-dev is not installed"
+	if [ -f "$sdk/VERSION" ] && [ "$(cat "$sdk/VERSION")" = "$ver" ]; then
+		return 0
+	fi
+	opa_log "fetching DPDK driver-SDK headers for libdpdk-dev $ver"
+	rm -rf "$sdk"
+	mkdir -p "$sdk/src" "$sdk/include"
+	opa_ensure_deb_src
+	if ! (cd "$sdk/src" && apt-get source --download-only -qq "dpdk=$ver" >/dev/null 2>&1); then
+		opa_apt_update_once
+		(cd "$sdk/src" && apt-get source --download-only -qq "dpdk=$ver" >/dev/null 2>&1) ||
+			opa_die "the Debian source package dpdk=$ver is not available from the configured \
+deb-src entries; the driver-SDK headers must match the installed libdpdk-dev exactly, so refusing \
+to continue (install a libdpdk-dev version whose source is available, or add its deb-src)"
+	fi
+	(cd "$sdk/src" && dpkg-source --no-check -x ./*.dsc tree >/dev/null 2>&1) ||
+		opa_die "could not unpack the dpdk $ver source package"
+	# Check that what we unpacked is the version the binaries were built from.
+	upver=${ver#*:}
+	upver=${upver%%-*}
+	upver=${upver%%+*}
+	[ "$(cat "$sdk/src/tree/VERSION" 2>/dev/null)" = "$upver" ] ||
+		opa_die "source VERSION '$(cat "$sdk/src/tree/VERSION" 2>/dev/null)' does not match installed DPDK $upver"
+	local cfg hdrver
+	cfg=$(pkg-config --variable=includedir libdpdk)/../$(gcc -print-multiarch)/dpdk/rte_build_config.h
+	[ -f "$cfg" ] || cfg=$(pkg-config --variable=includedir libdpdk)/rte_build_config.h
+	hdrver=$(awk '/define RTE_VER_YEAR /{y=$3} /define RTE_VER_MONTH /{m=$3}
+		/define RTE_VER_MINOR /{n=$3} END {printf "%d.%02d.%d", y, m, n}' "$cfg")
+	[ "$hdrver" = "$upver" ] ||
+		opa_die "installed DPDK headers are version $hdrver, the source package is $upver"
+	for h in $OPA_SDK_HEADERS; do
+		[ -f "$sdk/src/tree/$h" ] || opa_die "$h is missing from the dpdk $ver source"
+		cp "$sdk/src/tree/$h" "$sdk/include/"
+	done
+	rm -rf "$sdk/src"
+	echo "$ver" > "$sdk/VERSION"
+}
+
+# opa_setup <builddir> [extra meson options]: everything above, then configure and build.
+opa_setup() {
+	local build=$1
+	shift
+	local sdk=${OPA_VNIC_SDK:-$OPA_TOP/build/sdk}
+	opa_install_packages
+	opa_sdk_headers "$sdk"
+	local werror=false
+	[ "${OPA_VNIC_WERROR:-0}" = 1 ] && werror=true
+	if [ ! -f "$build/build.ninja" ]; then
+		opa_log "configuring $build"
+		meson setup "$build" "$OPA_TOP" -Dsdk_include="$sdk/include" \
+			-Dwerror=$werror "$@" >"$build.setup.log" 2>&1 ||
+			{ tail -n 30 "$build.setup.log"; opa_die "meson setup failed"; }
+		rm -f "$build.setup.log"
+	else
+		meson configure "$build" -Dwerror=$werror "$@" >"$build/configure.log" 2>&1 ||
+			{ tail -n 30 "$build/configure.log"; opa_die "meson configure failed"; }
+	fi
+	opa_log "building $build ${OPA_BUILD_TARGETS:-}"
+	# shellcheck disable=SC2086 # the target list is word-split on purpose
+	ninja -C "$build" ${OPA_BUILD_TARGETS:-} >"$build/ninja.log" 2>&1 ||
+		{ tail -n 60 "$build/ninja.log"; opa_die "build failed"; }
+	grep -E 'warning:' "$build/ninja.log" >&2 || true
+}
