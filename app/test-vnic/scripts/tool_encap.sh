@@ -11,26 +11,13 @@ fails=0
 
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
-# frame_hex LEN: a deterministic LEN-byte frame as hex.
-frame_hex() {
-	awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++) printf "%02x", (i * 7 + 3) % 256 }'
-}
+# shellcheck source=app/test-vnic/scripts/encap_vectors.sh
+. "$(dirname "$0")/encap_vectors.sh"
 
 # ---- 1. every vector line through encap and decap ----
 vectors=$VECTORS_DIR/encap-header.txt
 [ -r "$vectors" ] || { echo "no vectors at $vectors"; exit 1; }
-grep -v '^#' "$vectors" | while read -r slid dlid sc rc pkey ent vesw len _ hdr _ pad total; do
-	frame=$(frame_hex "$len")
-	echo "$slid $dlid $sc $rc $pkey $ent $vesw $frame" >>"$tmp/encap.in"
-	echo "$hdr ${pad#pad=} ${total#total=}" >>"$tmp/encap.want"
-	# The packet: header, frame, pad zeros, 4 zero ICRC bytes, tail = pad.
-	printf '%s%s%0*d%02x\n' "$hdr" "$frame" $((2 * (${pad#pad=} + 4))) 0 "${pad#pad=}" \
-		>>"$tmp/decap.in"
-	printf 'slid=0x%06x dlid=0x%06x sc=%u rc=%u pkey=0x%04x entropy=0x%02x vesw_id=0x%03x ' \
-		"$slid" "$dlid" "$sc" "$rc" "$pkey" "$ent" "$vesw" >>"$tmp/decap.want"
-	printf 'becn=0 fecn=0 lt=1 len=%u pad=%u frame_len=%u frame=%s\n' \
-		$((${total#total=} / 8)) "${pad#pad=}" "$len" "$frame" >>"$tmp/decap.want"
-done
+encap_vectors "$vectors" "$tmp"
 n=$(wc -l <"$tmp/encap.want")
 [ "$n" -ge 6 ] || fail "only $n vector lines read"
 
