@@ -146,11 +146,10 @@ opa_vnic_tx_ctx_build(struct opa_vnic_tx_ctx *ctx, const struct opa_vnic_vport_c
 	memset(ctx, 0, sizeof(*ctx));
 	ctx->flags = flags;
 
-	/* Header template: everything except LEN, DLID, SC, RC and entropy. */
+	/* Header template: everything except LEN, DLID, SC, RC and entropy (h3 stays 0). */
 	ctx->hdr_tmpl[0] = slid & 0xFFFFF;
 	ctx->hdr_tmpl[1] = HDR_H1_VNIC;
 	ctx->hdr_tmpl[2] = OPA_VNIC_L4_ETHR | (slid >> 20) << 8 | (uint32_t)cfg->pkey << 16;
-	ctx->hdr_tmpl[3] = 0;
 	ctx->hdr_tmpl[4] = (uint32_t)cfg->vesw_id << 16;
 
 	ctx->mcast_dlid = cfg->u_mcast_dlid & OPA_VNIC_LID_MASK;
@@ -270,13 +269,26 @@ is_tag_tpid(uint16_t type)
 	return type == ETHER_TYPE_VLAN || type == ETHER_TYPE_QINQ;
 }
 
+/* RC class of an IP header from its protocol byte at frame[at] (TCP, UDP or other). */
+static inline enum opa_vnic_rc_class
+ip_rc_class(const uint8_t *frame, uint32_t n, uint32_t at, enum opa_vnic_rc_class other,
+	    enum opa_vnic_rc_class tcp, enum opa_vnic_rc_class udp)
+{
+	if (at >= n)
+		return other;	/* the header ends before its protocol byte */
+	if (frame[at] == IPPROTO_TCP_NUM)
+		return tcp;
+	if (frame[at] == IPPROTO_UDP_NUM)
+		return udp;
+	return other;
+}
+
 /* RC class from the L3 protocol found after every in-band tag; reads frame[0..n). */
 static enum opa_vnic_rc_class
 rc_class(const uint8_t *frame, uint32_t n)
 {
 	uint32_t off = ETHER_TYPE_OFF;
 	uint16_t type = get_be16(frame + off);
-	uint8_t proto;
 
 	while (is_tag_tpid(type)) {
 		off += VLAN_TAG_LEN;
@@ -285,26 +297,12 @@ rc_class(const uint8_t *frame, uint32_t n)
 		type = get_be16(frame + off);
 	}
 	off += 2;	/* start of the L3 header */
-	if (type == ETHER_TYPE_IPV4) {
-		if (off + IPV4_PROTO_OFF >= n)
-			return OPA_VNIC_RC_IPV4;
-		proto = frame[off + IPV4_PROTO_OFF];
-		if (proto == IPPROTO_TCP_NUM)
-			return OPA_VNIC_RC_IPV4_TCP;
-		if (proto == IPPROTO_UDP_NUM)
-			return OPA_VNIC_RC_IPV4_UDP;
-		return OPA_VNIC_RC_IPV4;
-	}
-	if (type == ETHER_TYPE_IPV6) {
-		if (off + IPV6_NEXTHDR_OFF >= n)
-			return OPA_VNIC_RC_IPV6;
-		proto = frame[off + IPV6_NEXTHDR_OFF];
-		if (proto == IPPROTO_TCP_NUM)
-			return OPA_VNIC_RC_IPV6_TCP;
-		if (proto == IPPROTO_UDP_NUM)
-			return OPA_VNIC_RC_IPV6_UDP;
-		return OPA_VNIC_RC_IPV6;
-	}
+	if (type == ETHER_TYPE_IPV4)
+		return ip_rc_class(frame, n, off + IPV4_PROTO_OFF, OPA_VNIC_RC_IPV4,
+				   OPA_VNIC_RC_IPV4_TCP, OPA_VNIC_RC_IPV4_UDP);
+	if (type == ETHER_TYPE_IPV6)
+		return ip_rc_class(frame, n, off + IPV6_NEXTHDR_OFF, OPA_VNIC_RC_IPV6,
+				   OPA_VNIC_RC_IPV6_TCP, OPA_VNIC_RC_IPV6_UDP);
 	return OPA_VNIC_RC_DEFAULT;
 }
 
