@@ -13,6 +13,7 @@
 #endif
 
 TEST_VNIC_CMD("version", cmd_version, "print the version of dpdk-opa-vnic")
+TEST_VNIC_CMD("vema-replay", cmd_vema_replay, "replay VEMA request sequences against the agent")
 
 #ifdef TEST_VNIC_CMD_PROTOTYPES
 #undef TEST_VNIC_CMD
