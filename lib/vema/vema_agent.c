@@ -386,10 +386,10 @@ create_vport(struct vema_agent *a, uint8_t idx)
 		free(vp);
 		return NULL;
 	}
-	/* The kernel's opa_vnic_set_pod_values() on a new adapter. */
+	/* The kernel's opa_vnic_set_pod_values() on a new adapter; oper_state 0 makes the
+	 * first state update (before any answer) report itself through ops->oper_state. */
 	pod_values(&vp->info);
 	vp->info.vport.oper_state = 0;
-	vp->info.vport.eth_link_status = VEMA_LINK_DOWN;
 	a->vports[idx] = vp;
 	return vp;
 }
