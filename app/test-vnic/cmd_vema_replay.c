@@ -453,7 +453,7 @@ replay(const struct replay_file *f, bool check)
 	for (i = 0; i < f->n_seqs; i++) {
 		const struct replay_seq *seq = &f->seqs[i];
 
-		r = vema_sw_backend_create(&b, seq->port_num);
+		r = vema_sw_backend_create(&b, seq->port_num, NULL, 0);
 		if (r < 0) {
 			fprintf(stderr, "vema-replay: cannot create the agent: %s\n", strerror(-r));
 			return REPLAY_EXIT_USAGE;

@@ -111,7 +111,8 @@ sw_clock(void *ctx)
 }
 
 int
-vema_sw_backend_create(struct vema_sw_backend *b, uint8_t port_num)
+vema_sw_backend_create(struct vema_sw_backend *b, uint8_t port_num, const uint32_t *em_lids,
+		       unsigned int n_em_lids)
 {
 	struct vema_agent_conf conf = {
 		.port_num = port_num,
@@ -120,6 +121,8 @@ vema_sw_backend_create(struct vema_sw_backend *b, uint8_t port_num)
 		.transport = &b->transport,
 		.clock_ns = sw_clock,
 		.clock_ctx = b,
+		.em_lids = em_lids,
+		.n_em_lids = n_em_lids,
 	};
 
 	memset(b, 0, sizeof(*b));

@@ -36,8 +36,12 @@ struct vema_sw_backend {
 	unsigned int n_traps;
 };
 
-/* Create a fresh backend and its agent for OPA port 'port_num'; 0 or a negative errno. */
-int vema_sw_backend_create(struct vema_sw_backend *b, uint8_t port_num);
+/*
+ * Create a fresh backend and its agent for OPA port 'port_num', accepting MADs
+ * from the 'n_em_lids' LIDs of 'em_lids' (0: from any). 0 or a negative errno.
+ */
+int vema_sw_backend_create(struct vema_sw_backend *b, uint8_t port_num,
+			   const uint32_t *em_lids, unsigned int n_em_lids);
 void vema_sw_backend_destroy(struct vema_sw_backend *b);
 
 #endif /* VEMA_SW_BACKEND_H */
