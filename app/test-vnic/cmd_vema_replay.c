@@ -21,8 +21,10 @@
 #include "vema_mad.h"
 #include "vema_sw_backend.h"
 
+/* The tool's convention: 1 = some input rejected (here also: a response differs). */
 #define REPLAY_EXIT_MISMATCH	1
-#define REPLAY_EXIT_USAGE	2	/* bad arguments or bad input */
+#define REPLAY_EXIT_BAD_INPUT	1
+#define REPLAY_EXIT_USAGE	2	/* bad command line */
 
 struct replay_step {
 	unsigned int line;		/* of the req */
@@ -61,7 +63,8 @@ usage(FILE *out)
 		"  (default)  print one 'resp hex=...' or 'resp none' line per 'req'\n"
 		"  --check    compare with the expected responses under their masks; print\n"
 		"             each mismatching field, then 'N/M responses match'\n"
-		"Exit status: 0 all match, 1 mismatch, 2 bad arguments or bad input.\n"
+		"Exit status: 0 all responses match (or were printed), 1 a mismatch or bad\n"
+		"input (reported with its line number), 2 bad command line.\n"
 		"File format: doc/tools/test-vnic.md.\n");
 }
 
@@ -456,7 +459,7 @@ replay(const struct replay_file *f, bool check)
 		r = vema_sw_backend_create(&b, seq->port_num, NULL, 0);
 		if (r < 0) {
 			fprintf(stderr, "vema-replay: cannot create the agent: %s\n", strerror(-r));
-			return REPLAY_EXIT_USAGE;
+			return REPLAY_EXIT_BAD_INPUT;
 		}
 		for (j = 0; j < seq->n_steps; j++) {
 			const struct replay_step *st = &seq->steps[j];
@@ -532,7 +535,7 @@ cmd_vema_replay(int argc, char **argv)
 	if (ret == 0)
 		ret = replay(&f, check);
 	else
-		ret = REPLAY_EXIT_USAGE;
+		ret = REPLAY_EXIT_BAD_INPUT;
 	free_file(&f);
 	return ret;
 }

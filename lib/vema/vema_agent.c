@@ -179,6 +179,13 @@ vema_config_issues(const struct vema_veswport_info *info)
 	return issues;
 }
 
+bool
+vema_mac_entry_usable(const struct vema_mac_entry *e)
+{
+	return !mac_is_zero(e->mac_addr) && (e->dlid_sd & VEMA_DLID_SD_SRC_MAC) == 0 &&
+	       VEMA_DLID_SD_DLID(e->dlid_sd) != 0;
+}
+
 /* ---- traps ---- */
 
 static int

@@ -100,6 +100,13 @@ uint32_t vema_config_issues(const struct vema_veswport_info *info);
 /* Issues for which the datapath must carry nothing on the vport. */
 #define VEMA_ISSUES_NO_TRAFFIC	(VEMA_ISSUE_VESW_ID_ZERO | VEMA_ISSUE_VESW_ID_RANGE)
 
+/*
+ * Whether the datapath may use a stored MAC-table entry for a destination
+ * lookup: a non-zero MAC, not a source-MAC (0x20) entry, a non-zero DLID.
+ * The agent stores and answers every entry as the EM wrote it.
+ */
+bool vema_mac_entry_usable(const struct vema_mac_entry *e);
+
 /* What apply_config receives after every VeswPortInfo Set and DeleteVesw. */
 struct vema_vport_config {
 	/* The stored VeswPortInfo, exactly as the EM wrote it (valid during the call). */

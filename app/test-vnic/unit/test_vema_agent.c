@@ -565,6 +565,23 @@ test_config_issues(void **state)
 }
 
 static void
+test_mac_entry_usable(void **state)
+{
+	struct vema_mac_entry e = { .mac_addr = { 0x02, 0, 0, 0, 0, 1 }, .dlid_sd = 0x100 };
+
+	(void)state;
+	assert_true(vema_mac_entry_usable(&e));
+	e.dlid_sd = 0xff;			/* DLID 0, flags only */
+	assert_false(vema_mac_entry_usable(&e));
+	e.dlid_sd = 0x100 | VEMA_DLID_SD_SRC_MAC;
+	assert_false(vema_mac_entry_usable(&e));
+	e.dlid_sd = 0xffffff00;
+	assert_true(vema_mac_entry_usable(&e));
+	memset(e.mac_addr, 0, 6);
+	assert_false(vema_mac_entry_usable(&e));
+}
+
+static void
 test_vpi_create_fails(void **state)
 {
 	struct tb *t = *state;
@@ -1510,6 +1527,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_vpi_set_creates_and_stores, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vpi_verbatim_and_issues, setup, teardown),
 		cmocka_unit_test(test_config_issues),
+		cmocka_unit_test(test_mac_entry_usable),
 		cmocka_unit_test_setup_teardown(test_vpi_create_fails, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vpi_state_machine, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vpi_base_mac_change, setup, teardown),
