@@ -136,6 +136,7 @@ store_writable(struct vema_veswport_info *dst, const struct vema_veswport_info *
 	memcpy(d->rsvd3, s->rsvd3, sizeof(d->rsvd3));
 }
 
+/* Whether any of the n values exceeds max (SC is 5 bits on the wire, VL 4 bits in the PBC). */
 static bool
 table_over(const uint8_t *t, size_t n, uint8_t max)
 {
@@ -169,8 +170,8 @@ vema_config_issues(const struct vema_veswport_info *info)
 	if (table_over(p->pcp_to_sc_uc, VEMA_NUM_PCP, 31) ||
 	    table_over(p->pcp_to_sc_mc, VEMA_NUM_PCP, 31) || table_over(sc_nv, 2, 31))
 		issues |= VEMA_ISSUE_SC_RANGE;
-	if (table_over(p->pcp_to_vl_uc, VEMA_NUM_PCP, 31) ||
-	    table_over(p->pcp_to_vl_mc, VEMA_NUM_PCP, 31) || table_over(vl_nv, 2, 31))
+	if (table_over(p->pcp_to_vl_uc, VEMA_NUM_PCP, 15) ||
+	    table_over(p->pcp_to_vl_mc, VEMA_NUM_PCP, 15) || table_over(vl_nv, 2, 15))
 		issues |= VEMA_ISSUE_VL_RANGE;
 	if (p->config_state != VEMA_STATE_DROP_ALL && p->config_state != VEMA_STATE_FORWARDING)
 		issues |= VEMA_ISSUE_CONFIG_STATE;
@@ -281,32 +282,64 @@ update_state(struct vema_agent *a, uint8_t idx, struct vema_vport *vp)
 		a->conf.ops->oper_state(a->conf.ops_ctx, idx, fwd);
 }
 
+/*
+ * Hand the MACs of 'list', from entry 'from' on, to fn until it returns false or
+ * the list ends; returns the list's length as the vport reports it.
+ */
+static uint32_t
+walk_macs(struct vema_agent *a, uint8_t idx, enum vema_mac_list list, uint32_t from,
+	  bool (*fn)(void *arg, const uint8_t *mac), void *arg)
+{
+	uint8_t macs[64][6];
+	uint32_t total = 0;
+	int n, i;
+
+	do {
+		n = a->conf.ops->read_macs(a->conf.ops_ctx, idx, list, from, 64, macs, &total);
+		if (n < 0) {
+			a->stats.apply_errors++;
+			return 0;
+		}
+		if (n > 64)
+			n = 64;
+		for (i = 0; i < n; i++)
+			if (!fn(arg, macs[i]))
+				return total;
+		from += (uint32_t)n;
+	} while (n > 0 && from < total);
+	return total;
+}
+
+struct list_digest {
+	uint32_t crc;
+	uint32_t count;
+};
+
+static bool
+digest_mac(void *arg, const uint8_t *mac)
+{
+	struct list_digest *d = arg;
+
+	d->crc = crc32_raw(d->crc, mac, 6);
+	d->count++;
+	return true;
+}
+
 /* The kernel's digest of an address list: crc32 of the MACs, then of the byte count. */
 static uint32_t
 list_digest(struct vema_agent *a, uint8_t idx, enum vema_mac_list list)
 {
-	uint8_t macs[64][6], len_le[4];
-	uint32_t start = 0, total = 0, crc = 0, i;
-	int n;
+	struct list_digest d = { 0, 0 };
+	uint32_t bytes;
+	uint8_t len_le[4];
 
-	do {
-		n = a->conf.ops->read_macs(a->conf.ops_ctx, idx, list, start, 64, macs, &total);
-		if (n < 0)
-			a->stats.apply_errors++;
-		if (n <= 0)
-			break;
-		if (n > 64)
-			n = 64;
-		for (i = 0; i < (uint32_t)n; i++)
-			crc = crc32_raw(crc, macs[i], 6);
-		start += (uint32_t)n;
-	} while (start < total);
-	i = start * 6;
-	len_le[0] = (uint8_t)i;
-	len_le[1] = (uint8_t)(i >> 8);
-	len_le[2] = (uint8_t)(i >> 16);
-	len_le[3] = (uint8_t)(i >> 24);
-	return ~crc32_raw(crc, len_le, 4);
+	walk_macs(a, idx, list, 0, digest_mac, &d);
+	bytes = d.count * 6;
+	len_le[0] = (uint8_t)bytes;
+	len_le[1] = (uint8_t)(bytes >> 8);
+	len_le[2] = (uint8_t)(bytes >> 16);
+	len_le[3] = (uint8_t)(bytes >> 24);
+	return ~crc32_raw(d.crc, len_le, 4);
 }
 
 static void
@@ -547,75 +580,48 @@ struct iface_page {
 	uint32_t max;		/* entries wanted */
 	uint32_t count;		/* entries written */
 	uint32_t pos;		/* list position reached (the kernel's idx) */
+	uint32_t em_macs;	/* base MACs skipped */
+	const uint8_t *base_mac;
 };
 
-/* Read a list from 'from' on, appending to the page until it is full; returns the list size. */
-static uint32_t
-page_list(struct vema_agent *a, uint8_t idx, enum vema_mac_list list, uint32_t from,
-	  struct iface_page *pg)
+static bool
+page_append(void *arg, const uint8_t *mac)
 {
-	uint8_t macs[64][6];
-	uint32_t total = 0, want;
-	int n;
+	struct iface_page *pg = arg;
 
-	do {
-		want = pg->max - pg->count;
-		if (want > 64)
-			want = 64;
-		n = a->conf.ops->read_macs(a->conf.ops_ctx, idx, list, from, want, macs, &total);
-		if (n < 0) {
-			a->stats.apply_errors++;
-			return 0;
-		}
-		if ((uint32_t)n > want)
-			n = (int)want;
-		memcpy(pg->entries + pg->count * 6, macs, (size_t)n * 6);
-		pg->count += (uint32_t)n;
-		from += (uint32_t)n;
-	} while (n > 0 && pg->count < pg->max && from < total);
-	return total;
+	if (pg->count == pg->max)
+		return false;
+	memcpy(pg->entries + pg->count * 6, mac, 6);
+	pg->count++;
+	return true;
+}
+
+static bool
+page_dev_addr(void *arg, const uint8_t *mac)
+{
+	struct iface_page *pg = arg;
+
+	if (memcmp(mac, pg->base_mac, 6) == 0) {
+		pg->em_macs++;
+		return true;
+	}
+	if (pg->start > pg->pos++)
+		return true;
+	return page_append(pg, mac);	/* a full page stops the count of base MACs too */
 }
 
 static uint32_t
 page_ucast(struct vema_agent *a, uint8_t idx, const struct vema_vport *vp,
 	   struct iface_page *pg)
 {
-	uint8_t macs[64][6];
-	uint32_t dev_total = 0, uc_total, em_macs = 0, i, from = 0;
-	bool full = false;
-	int n;
+	uint32_t dev_total, uc_total;
 
-	/* Device addresses one by one: the base MAC is skipped and not counted. */
-	do {
-		n = a->conf.ops->read_macs(a->conf.ops_ctx, idx, VEMA_MACS_DEV, from, 64, macs,
-					   &dev_total);
-		if (n < 0)
-			a->stats.apply_errors++;
-		if (n <= 0)
-			break;
-		if (n > 64)
-			n = 64;
-		for (i = 0; i < (uint32_t)n && !full; i++) {
-			if (memcmp(macs[i], vp->info.vport.base_mac_addr, 6) == 0) {
-				em_macs++;
-				continue;
-			}
-			if (pg->start > pg->pos++)
-				continue;
-			if (pg->count == pg->max) {
-				full = true;	/* the kernel stops counting EM MACs here */
-				break;
-			}
-			memcpy(pg->entries + pg->count * 6, macs[i], 6);
-			pg->count++;
-		}
-		from += (uint32_t)n;
-	} while (!full && from < dev_total);
-
+	pg->base_mac = vp->info.vport.base_mac_addr;
+	dev_total = walk_macs(a, idx, VEMA_MACS_DEV, 0, page_dev_addr, pg);
 	/* Secondary unicast addresses: those before start_idx are skipped. */
-	from = pg->start > pg->pos ? pg->start - pg->pos : 0;
-	uc_total = page_list(a, idx, VEMA_MACS_UC, from, pg);
-	return dev_total + uc_total - em_macs;
+	uc_total = walk_macs(a, idx, VEMA_MACS_UC, pg->start > pg->pos ? pg->start - pg->pos : 0,
+			     page_append, pg);
+	return dev_total + uc_total - pg->em_macs;
 }
 
 static uint16_t
@@ -639,7 +645,7 @@ get_iface_macs(struct vema_agent *a, struct vema_req *rq)
 		total = page_ucast(a, rq->idx, vp, &pg);
 		h.gen_count = vp->info.vport.uc_macs_gen_count;
 	} else {
-		total = page_list(a, rq->idx, VEMA_MACS_MC, pg.start, &pg);
+		total = walk_macs(a, rq->idx, VEMA_MACS_MC, pg.start, page_append, &pg);
 		h.gen_count = vp->info.vport.mc_macs_gen_count;
 	}
 	h.num_macs_in_msg = (uint16_t)pg.count;

@@ -82,10 +82,10 @@ enum vema_config_issue {
 	VEMA_ISSUE_VESW_ID_ZERO = 1u << 0,	/* vesw_id 0: carry no traffic */
 	VEMA_ISSUE_VESW_ID_RANGE = 1u << 1,	/* vesw_id > 4095: carry no traffic */
 	VEMA_ISSUE_FABRIC_ID_RANGE = 1u << 2,	/* fabric_id > 1023 */
-	VEMA_ISSUE_MTU_RANGE = 1u << 3,		/* eth_mtu outside 68..VEMA_ETH_MTU_MAX */
+	VEMA_ISSUE_MTU_RANGE = 1u << 3,		/* eth_mtu outside 68..10240 (hfi1's MTU) */
 	VEMA_ISSUE_PKEY = 1u << 4,		/* pkey with a zero base (low 15 bits) */
 	VEMA_ISSUE_SC_RANGE = 1u << 5,		/* an SC > 31 in the PCP/non-VLAN tables */
-	VEMA_ISSUE_VL_RANGE = 1u << 6,		/* a VL > 31 in the PCP/non-VLAN tables */
+	VEMA_ISSUE_VL_RANGE = 1u << 6,		/* a VL > 15 in the PCP/non-VLAN tables */
 	VEMA_ISSUE_CONFIG_STATE = 1u << 7,	/* config_state neither 1 nor 3 */
 	VEMA_ISSUE_ENCAP_SLID = 1u << 8,	/* encap_slid 0 or wider than 24 bits */
 };

@@ -553,10 +553,13 @@ test_config_issues(void **state)
 	assert_int_equal(vema_config_issues(&v), VEMA_ISSUE_PKEY);
 	vpi_fill(&v, 1, VEMA_STATE_DROP_ALL);
 	v.vport.non_vlan_sc_uc = 31;
-	v.vport.pcp_to_vl_uc[0] = 31;
+	v.vport.pcp_to_vl_uc[0] = 15;
 	assert_int_equal(vema_config_issues(&v), 0);
-	v.vport.pcp_to_vl_uc[0] = 32;
+	v.vport.pcp_to_vl_uc[0] = 16;
 	assert_int_equal(vema_config_issues(&v), VEMA_ISSUE_VL_RANGE);
+	v.vport.pcp_to_vl_uc[0] = 0;
+	v.vport.non_vlan_sc_mc = 32;
+	assert_int_equal(vema_config_issues(&v), VEMA_ISSUE_SC_RANGE);
 	vpi_fill(&v, 1, 0);
 	assert_int_equal(vema_config_issues(&v), VEMA_ISSUE_CONFIG_STATE);
 	vpi_fill(&v, 1, VEMA_STATE_FORWARDING);
@@ -1216,15 +1219,24 @@ test_trap_opcodes_and_format(void **state)
 	assert_int_equal(t->n_traps, 5);
 	assert_trap(t, 4, 1, 5);
 
+	/* the digest covers the list's length: one all-zero address differs from none */
+	t->now += VEMA_TRAP_WINDOW_NS;
+	tb_list(t, VEMA_MACS_UC, 0x02, 0);
+	assert_int_equal(vema_agent_vport_event(t->agent, 17, VEMA_EV_RX_MODE), 0);
+	assert_trap(t, 5, 1, 6);
+	tb_list(t, VEMA_MACS_UC, 0x00, 1);		/* mac_at(0x00, 0): 00:00:00:00:00:00 */
+	assert_int_equal(vema_agent_vport_event(t->agent, 17, VEMA_EV_RX_MODE), 0);
+	assert_trap(t, 6, 1, 7);
+
 	t->now += VEMA_TRAP_WINDOW_NS;
 	assert_int_equal(vema_agent_vport_event(t->agent, 17, VEMA_EV_MAC_CHANGED), 0);
-	assert_trap(t, 5, 1, 6);
+	assert_trap(t, 7, 1, 8);
 	assert_int_equal(vema_agent_vport_info(t->agent, 17, &v), 0);
-	assert_int_equal(v.vport.uc_macs_gen_count, 5);
+	assert_int_equal(v.vport.uc_macs_gen_count, 7);
 	assert_int_equal(vema_agent_vport_event(t->agent, 17, VEMA_EV_CLOSED), 0);
-	assert_trap(t, 6, 3, 7);
+	assert_trap(t, 8, 3, 9);
 	assert_int_equal(vema_agent_vport_event(t->agent, 17, VEMA_EV_CLOSED), 0);
-	assert_int_equal(t->n_traps, 7);		/* already closed: nothing */
+	assert_int_equal(t->n_traps, 9);		/* already closed: nothing */
 }
 
 static void
