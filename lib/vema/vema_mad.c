@@ -353,7 +353,8 @@ vema_method_name(uint8_t method)
 	}
 }
 
-/* Fill 'ref' with field 'f' (element 'elem' for arrays of numbers), based at MAD offset 'base'. */
+/* Fill 'ref' with field 'f' of a layout at MAD offset 'base' (for arrays of numbers: the element
+ * holding byte 'off'). */
 static void
 ref_field(struct vema_field_ref *ref, const char *prefix, const struct vema_field *f,
 	  unsigned int base, unsigned int off)
@@ -422,6 +423,17 @@ ref_in_iface_macs(struct vema_field_ref *ref, const char *attr, unsigned int bas
 	return true;
 }
 
+/* A data byte outside any field, named "<what>[n]" with n its offset in the data area. */
+static int
+ref_data_byte(struct vema_field_ref *ref, const char *what, unsigned int off)
+{
+	snprintf(ref->name, sizeof(ref->name), "%s[%u]", what, off - VEMA_MAD_HDR_SIZE);
+	ref->off = (uint16_t)off;
+	ref->len = 1;
+	ref->integer = false;
+	return 0;
+}
+
 int
 vema_mad_describe(const uint8_t *mad, unsigned int off, struct vema_field_ref *ref)
 {
@@ -434,13 +446,8 @@ vema_mad_describe(const uint8_t *mad, unsigned int off, struct vema_field_ref *r
 		return -EINVAL;
 	if (ref_in_layout(ref, "MAD.", &vema_layout_mad_hdr, 0, off))
 		return 0;
-	if (an == NULL) {
-		snprintf(ref->name, sizeof(ref->name), "data[%u]", off - d);
-		ref->off = (uint16_t)off;
-		ref->len = 1;
-		ref->integer = false;
-		return 0;
-	}
+	if (an == NULL)
+		return ref_data_byte(ref, "data", off);
 	snprintf(prefix, sizeof(prefix), "%s.", an);
 
 	switch (attr) {
@@ -485,9 +492,6 @@ vema_mad_describe(const uint8_t *mad, unsigned int off, struct vema_field_ref *r
 		break;
 	}
 	/* Outside the attribute: one byte at a time. */
-	snprintf(ref->name, sizeof(ref->name), "%s.unused[%u]", an, off - d);
-	ref->off = (uint16_t)off;
-	ref->len = 1;
-	ref->integer = false;
-	return 0;
+	snprintf(prefix, sizeof(prefix), "%s.unused", an);
+	return ref_data_byte(ref, prefix, off);
 }
