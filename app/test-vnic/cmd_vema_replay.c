@@ -159,7 +159,8 @@ parse_opa_port(const struct replay_file *f, unsigned int line, char *args,
 			if (strncmp(tok + 4, "0x", 2) != 0 || errno || end == tok + 6 ||
 			    *end != '\0' || v > 0xffffffffUL)
 				return parse_error(f, line,
-					"lid: '%s' is not a 0x-prefixed 32-bit hex number", tok + 4);
+					"lid: '%s' is not a 0x-prefixed 32-bit hex number",
+					tok + 4);
 			have_lid = true;	/* checked only: the LID shapes no response */
 		} else {
 			return parse_error(f, line,

@@ -95,7 +95,7 @@
 #define VEMA_TRAP_UCAST_MAC_CHANGE	1
 #define VEMA_TRAP_MCAST_MAC_CHANGE	2
 #define VEMA_TRAP_LINK_STATUS_CHANGE	3
-#define VEMA_NOTICE_GEN_TYPE		0x08	/* type INFO (4) << 1, as the kernel writes it */
+#define VEMA_NOTICE_GEN_TYPE		0x08	/* type INFO (4) << 1, as the kernel wrote it */
 
 /* ---- Host structs (native byte order, reserved bytes kept) ---- */
 

@@ -122,7 +122,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (pos >= size)
 				break;
 			b.now_ns += ((op >> 2) & 0x1f) * 100000000ull;
-			vema_agent_vport_event(b.agent, data[pos++], (enum vema_vport_event)(op & 3));
+			vema_agent_vport_event(b.agent, data[pos++],
+					       (enum vema_vport_event)(op & 3));
 		} else {
 			if (size - pos < 2)
 				break;

@@ -988,7 +988,8 @@ test_iface_ucast_paging(void **state)
 	assert_int_equal(vema_agent_vport_event(t->agent, 0, VEMA_EV_RX_MODE), 0);
 
 	for (start = 0; start < 1000; start += 333) {
-		assert_int_equal(iface_get(t, VEMA_ATTR_IFACE_UCAST_MACS, (uint16_t)start, 0, r), 0);
+		assert_int_equal(iface_get(t, VEMA_ATTR_IFACE_UCAST_MACS, (uint16_t)start, 0, r),
+				 0);
 		assert_int_equal(vema_get_be16(r + 40), start);
 		assert_int_equal(vema_get_be16(r + 42), start + 333 <= 1000 ? 333 : 1000 - start);
 		assert_int_equal(vema_get_be16(r + 44), 1000);	/* base MAC not counted */

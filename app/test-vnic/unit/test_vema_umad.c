@@ -575,7 +575,8 @@ test_agent_over_umad(void **state)
 	assert_true(vema_get_be64(fk.sent + 8) == 0x1122334455667788ull);
 	assert_int_equal(vema_get_be32(fk.sent + 100), 0x77);
 
-	assert_int_equal(vema_agent_poll(a, 8), 1);	/* the VeswPortInfo Set creates vport 0 */
+	/* the VeswPortInfo Set creates vport 0 */
+	assert_int_equal(vema_agent_poll(a, 8), 1);
 	assert_int_equal(fk.n_send, 2);
 
 	/* a trap: to the trap LID's GSI, P_Key index of 0xffff, 272 bytes, no retries */
