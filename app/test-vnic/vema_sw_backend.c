@@ -73,7 +73,6 @@ capture_send(void *priv, const struct vema_mad_addr *to, const void *mad, size_t
 {
 	struct vema_sw_backend *b = priv;
 
-	b->n_traps++;
 	if (b->on_trap != NULL)
 		b->on_trap(b->trap_arg, to, mad, len);
 	return 0;

@@ -33,7 +33,6 @@ struct vema_sw_backend {
 	struct vema_transport transport;	/* trap capture */
 	vema_sw_trap_cb on_trap;	/* optional */
 	void *trap_arg;
-	unsigned int n_traps;
 };
 
 /*

@@ -97,8 +97,9 @@ enum vema_config_issue {
 
 /* Check a stored VeswPortInfo; returns a mask of enum vema_config_issue. */
 uint32_t vema_config_issues(const struct vema_veswport_info *info);
-/* Issues for which the datapath must carry nothing on the vport. */
-#define VEMA_ISSUES_NO_TRAFFIC	(VEMA_ISSUE_VESW_ID_ZERO | VEMA_ISSUE_VESW_ID_RANGE)
+/* Issues for which the datapath must carry nothing on the vport (and count the drops). */
+#define VEMA_ISSUES_NO_TRAFFIC	(VEMA_ISSUE_VESW_ID_ZERO | VEMA_ISSUE_VESW_ID_RANGE | \
+				 VEMA_ISSUE_PKEY | VEMA_ISSUE_ENCAP_SLID)
 
 /*
  * Whether the datapath may use a stored MAC-table entry for a destination

@@ -36,7 +36,6 @@
 #define VEMA_METHOD_TRAP	0x05
 #define VEMA_METHOD_TRAP_REPRESS 0x07
 #define VEMA_METHOD_GET_RESP	0x81
-#define VEMA_METHOD_RESP_BIT	0x80
 
 /* Attribute IDs (spec §4.3) */
 #define VEMA_ATTR_CLASS_PORT_INFO	0x0001
@@ -65,7 +64,6 @@
 #define VEMA_SUMMARY_SIZE	360
 #define VEMA_ERROR_SIZE		304
 #define VEMA_NOTICE_SIZE	96
-#define VEMA_TRAP_DATA_SIZE	16
 /* A trap MAD: vendor header + the 232-byte IB MAD data area (the kernel's size). */
 #define VEMA_TRAP_MAD_LEN	(VEMA_MAD_HDR_SIZE + 232)	/* 272 */
 

@@ -533,6 +533,7 @@ test_config_issues(void **state)
 	assert_int_equal(vema_config_issues(&v), 0);
 	v.vesw.vesw_id = 0;
 	assert_int_equal(vema_config_issues(&v), VEMA_ISSUE_VESW_ID_ZERO);
+	assert_true(vema_config_issues(&v) & VEMA_ISSUES_NO_TRAFFIC);
 	v.vesw.vesw_id = 4095;
 	assert_int_equal(vema_config_issues(&v), 0);
 	v.vesw.vesw_id = 4096;
