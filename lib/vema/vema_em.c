@@ -59,7 +59,7 @@ struct em_port {
 	char name[VEMA_EM_NAME_MAX];
 	bool host;		/* listed by host_ports() at the last poll */
 	bool absent;		/* its agent did not answer */
-	bool answered;		/* it answered since it was last absent */
+	bool suspect;		/* a request to it needed a retry; no answer since */
 	bool need_cpi;
 	bool need_cpi_set;
 	struct vema_class_port_info cpi;	/* as last read */
@@ -85,6 +85,7 @@ struct em_member {
 	bool deleting;
 	char reason[96];
 	enum vema_em_member_state state;	/* as last reported */
+	bool reported;		/* its state was reported at least once */
 
 	/* work flags */
 	bool need_probe, need_set, need_uc, need_mc, need_check, need_push;
@@ -619,19 +620,24 @@ alloc_tables(struct em_member *m)
 	return m->shadow != NULL && m->want != NULL ? 0 : -ENOMEM;
 }
 
-/* The MACs of every member that can contribute to m's vesw are known. */
+/*
+ * Whether m's table can be decided: the MACs of every member of its vesw
+ * that can contribute are known. A table that was never pushed (empty)
+ * does not wait for a port that already needed a retry: a partial table
+ * loses nothing there, while waiting for a silent port would take ~4 s.
+ * A table in place always waits, so that an EM restarted while some port
+ * is slow never replaces a complete table with a partial one.
+ */
 static bool
 lists_ready(const struct vema_em *em, const struct em_member *m)
 {
+	bool empty = m->shadow_valid && m->shadow_digest == 0;
 	unsigned int i;
 
 	for (i = 0; i < em->n_members; i++) {
 		const struct em_member *o = em->members[i];
 
-		if (o->vesw != m->vesw || !workable(o))
-			continue;
-		/* A port that never answered yet does not hold the others back. */
-		if (!o->configured && !o->port->answered)
+		if (o->vesw != m->vesw || !workable(o) || (empty && o->port->suspect))
 			continue;
 		if (!o->configured || !o->uc.known || o->need_uc ||
 		    (o->port->op == OP_UC_GET && o->port->m == o))
@@ -729,10 +735,12 @@ req_send(struct vema_em *em, struct em_port *pt)
 	};
 	const struct vema_transport *t = em->p.transport;
 
-	if (pt->tries == 0)
+	if (pt->tries == 0) {
 		em->outstanding++;
-	else
+	} else {
 		em->st.retries++;
+		pt->suspect = true;
+	}
 	pt->tries++;
 	pt->deadline = now_ns(em) + (uint64_t)em->p.timeout_ms * 1000000u;
 	em->st.mads_sent++;
@@ -882,11 +890,22 @@ send_mac_window(struct vema_em *em, struct em_port *pt, struct em_member *m)
 
 /* ---- planning: the next request of an idle port ---- */
 
+/* Passes, in order: a push in progress (its table reads BUSY meanwhile), probe, Set,
+ * unicast list, multicast list, a new push. */
+#define PLAN_PASSES	6
+
 static bool
 plan_member(struct vema_em *em, struct em_port *pt, struct em_member *m, int pass)
 {
 	switch (pass) {
 	case 0:
+		if (!m->pushing)
+			return false;
+		if (send_mac_window(em, pt, m))
+			return true;
+		m->need_push = false;
+		return false;
+	case 1:
 		if (!m->need_probe)
 			return false;
 		m->need_probe = false;
@@ -894,15 +913,15 @@ plan_member(struct vema_em *em, struct em_port *pt, struct em_member *m, int pas
 			 VEMA_ATTR_VESWPORT_INFO);
 		req_send(em, pt);
 		return true;
-	case 1:
+	case 2:
 		if (!m->need_set)
 			return false;
 		m->need_set = false;
 		send_vpi_set(em, pt, m);
 		return true;
-	case 2:
-	case 3: {
-		bool *flag = pass == 2 ? &m->need_uc : &m->need_mc;
+	case 3:
+	case 4: {
+		bool *flag = pass == 3 ? &m->need_uc : &m->need_mc;
 
 		if (!*flag || !m->configured)
 			return false;
@@ -914,7 +933,7 @@ plan_member(struct vema_em *em, struct em_port *pt, struct em_member *m, int pas
 			if (m->page.mac == NULL)
 				return false;
 		}
-		send_list_get(em, pt, m, pass == 2 ? OP_UC_GET : OP_MC_GET);
+		send_list_get(em, pt, m, pass == 3 ? OP_UC_GET : OP_MC_GET);
 		return true;
 	}
 	default:
@@ -957,7 +976,7 @@ plan_port(struct vema_em *em, struct em_port *pt)
 			return;
 		}
 	}
-	for (pass = 0; pass < 5; pass++)
+	for (pass = 0; pass < PLAN_PASSES; pass++)
 		for (i = 0; i < em->n_members; i++) {
 			struct em_member *m = em->members[i];
 
@@ -1183,7 +1202,7 @@ handle_response(struct vema_em *em, struct em_port *pt, const uint8_t *mad)
 	char who[80];
 
 	req_done(em, pt);
-	pt->answered = true;
+	pt->suspect = false;
 	em->st.responses++;
 	if (status != VEMA_STATUS_OK)
 		em->st.error_status++;
@@ -1253,7 +1272,6 @@ port_absent(struct vema_em *em, struct em_port *pt)
 	unsigned int i = 0;
 
 	pt->absent = true;
-	pt->answered = false;
 	pt->need_cpi = pt->need_cpi_set = false;
 	memset(pt->scan, 0, sizeof(pt->scan));
 	note(em, VEMA_EM_NOTE_STATE, "port 0x%x%s%s: no answer after %u tries: absent", pt->lid,
@@ -1571,14 +1589,16 @@ update_states(struct vema_em *em)
 
 		if (s == VEMA_EM_FORWARDING)
 			em->st.forwarding++;
-		if (s == m->state)
+		if (s == m->state && m->reported)
 			continue;
 		member_reason(m, s, why, sizeof(why));
-		note(em, VEMA_EM_NOTE_STATE, "%s: %s -> %s%s%s", label(m, who, sizeof(who)),
-		     vema_em_state_name(m->state), vema_em_state_name(s),
-		     why[0] && s != VEMA_EM_CONFIGURING ? ": " : "",
-		     s != VEMA_EM_CONFIGURING ? why : "");
+		if (s == VEMA_EM_CONFIGURING)
+			why[0] = '\0';
+		note(em, VEMA_EM_NOTE_STATE, "%s: %s%s%s%s%s", label(m, who, sizeof(who)),
+		     m->reported ? vema_em_state_name(m->state) : "", m->reported ? " -> " : "",
+		     vema_em_state_name(s), why[0] ? ": " : "", why);
 		m->state = s;
+		m->reported = true;
 	}
 	em->st.members = em->n_members;
 	em->st.ports = em->n_ports;

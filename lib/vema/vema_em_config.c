@@ -50,10 +50,12 @@ struct vesw_key {
 	uint8_t check;
 	uint32_t lo, hi;
 	const char *what;	/* accepted values, for messages */
+	bool hex;		/* shown in hex (LIDs, masks, P_Keys) */
 };
 
 #define VK(n, f, c, mc, chk, l, h, w) { n, offsetof(struct vema_em_vesw, f), \
-	sizeof(((struct vema_em_vesw *)0)->f) / (c), c, mc, chk, l, h, w }
+	sizeof(((struct vema_em_vesw *)0)->f) / (c), c, mc, chk, l, h, w, \
+	chk != CHECK_RANGE || (h) > 0xffff || (h) == 0xffff }
 
 static const struct vesw_key vesw_keys[] = {
 	VK("fabric_id", fabric_id, 1, 1, CHECK_RANGE, 0, VEMA_EM_FABRIC_ID_MAX, "0..1023"),
@@ -132,7 +134,8 @@ check_value(const struct vesw_key *k, uint32_t v, char *msg, size_t len)
 	if (v < k->lo || v > k->hi ||
 	    (k->check == CHECK_PKEY && (v & 0x7fff) == 0) ||
 	    (k->check == CHECK_RC && (v & ~VEMA_EM_RC_MASK) != 0))
-		return set_err(msg, len, "%s 0x%x out of range: %s", k->name, v, k->what);
+		return set_err(msg, len, k->hex ? "%s 0x%x out of range: %s" :
+			       "%s %u out of range: %s", k->name, v, k->what);
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 
 #include "hfi_dev.h"
 #include "hfi_fabric.h"
+#include "hfi_mad.h"
 #include "opa_vnic_em.h"
 #include "opa_vnic_mad_transport.h"
 
@@ -150,6 +151,12 @@ uint32_t
 opa_vnic_em_lid(const struct opa_vnic_em *em)
 {
 	return hfi_dev_lid(em->dev);
+}
+
+int
+opa_vnic_em_fd(const struct opa_vnic_em *em)
+{
+	return hfi_mad_fd(em->dev);
 }
 
 int

@@ -45,6 +45,8 @@ void opa_vnic_em_close(struct opa_vnic_em *em);
 
 struct vema_em *opa_vnic_em_engine(struct opa_vnic_em *em);
 uint32_t opa_vnic_em_lid(const struct opa_vnic_em *em);
+/* Readable when MADs wait for the engine (poll it, then vema_em_step()). */
+int opa_vnic_em_fd(const struct opa_vnic_em *em);
 
 /* Embedded mode: opa_vnic_em_open() then the engine in its own thread. */
 int opa_vnic_em_embedded_start(const struct opa_vnic_em_params *p, struct opa_vnic_em **out,
