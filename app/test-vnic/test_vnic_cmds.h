@@ -13,6 +13,7 @@
 #endif
 
 TEST_VNIC_CMD("version", cmd_version, "print the version of dpdk-opa-vnic")
+TEST_VNIC_CMD("fabric", cmd_fabric, "manage and exercise software fabrics (shm:NAME)")
 
 #ifdef TEST_VNIC_CMD_PROTOTYPES
 #undef TEST_VNIC_CMD
