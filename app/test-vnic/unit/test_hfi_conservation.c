@@ -7,6 +7,8 @@
  * of one HFI, the device threads of both HFIs, and a consumer thread send
  * one million packets. Every packet must be delivered or dropped for a
  * counted reason, and each reason must count exactly what caused it.
+ * Then the same with the inline engine, where the senders' and pollers'
+ * threads run the device model themselves.
  */
 
 #include <errno.h>
@@ -22,6 +24,7 @@
 #include <time.h>
 #include <cmocka.h>
 
+#include "hfi_16b.h"
 #include "hfi_fabric.h"
 #include "hfi_harness.h"
 #include "hfi_test.h"
@@ -36,6 +39,8 @@ struct producer {
 	struct harness_txq tx;
 	uint32_t slid, dlid;
 	uint32_t count;
+	uint16_t vesw;
+	bool only_good;		/* no unknown DLIDs or bad PKEYs */
 	uint32_t unknown;	/* sent to a LID nobody has */
 	uint32_t bad_pkey;	/* sent with a PKEY the receiver lacks */
 	uint32_t good;
@@ -48,23 +53,23 @@ static void *
 produce(void *arg)
 {
 	struct producer *p = arg;
-	struct harness_hdr h = { .slid = p->slid, .pkey = 0xffff, .vesw = 1 };
+	struct harness_hdr h = { .slid = p->slid, .pkey = 0xffff, .vesw = p->vesw };
 	uint8_t frame[TEST_FRAME_LEN];
 	uint32_t i;
 
 	for (i = 0; i < p->count; i++) {
 		h.dlid = p->dlid;
 		h.pkey = 0xffff;
-		if (i % 97 == 0) {
+		if (!p->only_good && i % 97 == 0) {
 			h.dlid = UNKNOWN_LID;
 			p->unknown++;
-		} else if (i % 89 == 0) {
+		} else if (!p->only_good && i % 89 == 0) {
 			h.pkey = BAD_PKEY;
 			p->bad_pkey++;
 		} else {
 			p->good++;
 		}
-		h.entropy = (uint16_t)i;
+		h.entropy = p->only_good ? 0 : (uint16_t)i;
 		test_frame(frame, i);
 		while (harness_txq_post(&p->tx, &h, frame, sizeof(frame)) == -ENOSPC) {
 			harness_txq_kick(&p->tx);
@@ -131,6 +136,7 @@ test_conservation(void **state)
 		prod[i].slid = hfi_dev_lid(a);
 		prod[i].dlid = hfi_dev_lid(b);
 		prod[i].count = TOTAL / PRODUCERS;
+		prod[i].vesw = 1;
 		assert_int_equal(harness_txq_open(&prod[i].tx, a, i, 1024), 0);
 	}
 	for (i = 0; i < PRODUCERS; i++)
@@ -185,11 +191,137 @@ test_conservation(void **state)
 	hfi_dev_close(b);
 }
 
+/*
+ * The inline engine under concurrency: two HFIs, each driven by its own
+ * thread, send to one HFI whose two receive contexts (RSM by vesw id) are
+ * polled by two threads, so senders and pollers all run the device model.
+ * The contexts do not drop when full (the fabric back-pressures), so each
+ * must receive exactly its sender's packets, in order.
+ */
+#define INLINE_TOTAL	200000u
+
+struct poller {
+	pthread_t thread;
+	struct harness_rxq rx;
+	uint16_t vesw;
+	uint32_t next_seq;
+	uint64_t misplaced;
+	uint64_t out_of_order;
+	atomic_bool stop;
+};
+
+static void
+check_steering(const struct hfi_rcv_pkt *pkt, const uint8_t *data, void *arg)
+{
+	struct poller *p = arg;
+	uint32_t flen, seq;
+	const uint8_t *f = harness_frame(data, pkt->len, &flen);
+
+	if (f == NULL || ((hfi_16b_qw(data, 2) >> 16) & 0xfff) != p->vesw) {
+		p->misplaced++;
+		return;
+	}
+	seq = test_frame_seq(f);
+	if (seq != p->next_seq)
+		p->out_of_order++;
+	p->next_seq = seq + 1;
+}
+
+static void *
+poll_ctxt(void *arg)
+{
+	struct poller *p = arg;
+
+	while (!atomic_load(&p->stop))
+		if (harness_rxq_poll(&p->rx, 256, check_steering, p) == 0)
+			sched_yield();
+	harness_rxq_poll(&p->rx, UINT32_MAX, check_steering, p);
+	return NULL;
+}
+
+static void
+test_inline_concurrency(void **state)
+{
+	static const uint8_t ctxts[2] = { 1, 2 };
+	struct producer prod[2];
+	struct poller poll[2];
+	struct hfi_dev *src[2], *dst;
+	struct hfi_rcv_params rp;
+	struct hfi_port_counters tot, c;
+	struct hfi_fabric_config cfg;
+	struct hfi_fabric *fab;
+	struct timespec ts = { 0, 1000000 };
+	unsigned int i, waited;
+
+	(void)state;
+	/* A scheduler that parks a poller must not turn into HoQ drops. */
+	hfi_fabric_config_init(&cfg, false);
+	cfg.hoq_life_ms = 600000;
+	assert_int_equal(hfi_fabric_create("inline-mt", &cfg, &fab), 0);
+	src[0] = test_open("sw0", "inline-mt", HFI_ENGINE_INLINE, 0);
+	src[1] = test_open("sw1", "inline-mt", HFI_ENGINE_INLINE, 0);
+	dst = test_open("sw2", "inline-mt", HFI_ENGINE_INLINE, 0);
+	assert_non_null(src[0]);
+	assert_non_null(src[1]);
+	assert_non_null(dst);
+	harness_rcv_params(&rp);
+	rp.flags = HFI_RCV_DONT_DROP_EGR_FULL | HFI_RCV_DONT_DROP_HDRQ_FULL;
+	for (i = 0; i < 2; i++) {
+		memset(&poll[i], 0, sizeof(poll[i]));
+		poll[i].vesw = (uint16_t)i;
+		assert_int_equal(harness_rxq_open(&poll[i].rx, dst, ctxts[i], &rp), 0);
+	}
+	harness_port_enable(dst, 0);
+	/* vesw 0 -> map entry 0 -> context 1, vesw 1 -> entry 1 -> context 2 (entropy 0). */
+	assert_int_equal(hfi_rsm_vnic_install(dst, 0, ctxts, 2), 0);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(pthread_create(&poll[i].thread, NULL, poll_ctxt, &poll[i]), 0);
+	for (i = 0; i < 2; i++) {
+		memset(&prod[i], 0, sizeof(prod[i]));
+		prod[i].slid = hfi_dev_lid(src[i]);
+		prod[i].dlid = hfi_dev_lid(dst);
+		prod[i].count = INLINE_TOTAL / 2;
+		prod[i].vesw = (uint16_t)i;
+		prod[i].only_good = true;
+		assert_int_equal(harness_txq_open(&prod[i].tx, src[i], 0, 512), 0);
+		assert_int_equal(pthread_create(&prod[i].thread, NULL, produce, &prod[i]), 0);
+	}
+	for (i = 0; i < 2; i++) {
+		pthread_join(prod[i].thread, NULL);
+		assert_int_equal(prod[i].tx.sent, INLINE_TOTAL / 2);
+	}
+	for (waited = 0; waited < 30000; waited++) {
+		hfi_fabric_total_counters(hfi_dev_fabric(dst), &tot);
+		if (tot.tx_pkts == tot.rx_pkts + hfi_port_counters_drops(&tot))
+			break;
+		nanosleep(&ts, NULL);
+	}
+	for (i = 0; i < 2; i++) {
+		atomic_store(&poll[i].stop, true);
+		pthread_join(poll[i].thread, NULL);
+	}
+	c = test_counters(dst);
+	assert_int_equal(tot.tx_pkts, INLINE_TOTAL);
+	assert_int_equal(c.rx_pkts, INLINE_TOTAL);
+	assert_int_equal(hfi_port_counters_drops(&tot), 0);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(poll[i].rx.received, INLINE_TOTAL / 2);
+		assert_int_equal(poll[i].misplaced, 0);
+		assert_int_equal(poll[i].out_of_order, 0);
+		harness_txq_close(&prod[i].tx);
+		harness_rxq_close(&poll[i].rx);
+		hfi_dev_close(src[i]);
+	}
+	hfi_dev_close(dst);
+	hfi_fabric_close(fab);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_conservation),
+		cmocka_unit_test(test_inline_concurrency),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

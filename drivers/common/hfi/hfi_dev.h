@@ -214,6 +214,9 @@ void hfi_dev_free_rcvarray(struct hfi_dev *dev, unsigned int base, unsigned int 
 void *hfi_dev_alloc(struct hfi_dev *dev, size_t size, size_t align, uint64_t *iova);
 void hfi_dev_free(struct hfi_dev *dev, void *va);
 
+/* Whether s is min..max characters, each alphanumeric or in extra. */
+bool hfi_name_valid(const char *s, size_t min, size_t max, const char *extra);
+
 /* Record an error for hfi_last_error(); returns err (negative errno). */
 int hfi_set_error(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

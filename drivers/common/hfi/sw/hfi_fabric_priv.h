@@ -106,17 +106,12 @@ struct fab_hdr {
 	uint32_t hdr_size;
 	uint32_t port_size;
 	uint32_t cell_hdr;
-	uint32_t max_ports;
-	uint32_t data_cells;
-	uint32_t mad_cells;
-	uint32_t hoq_life_ms;
+	struct hfi_fabric_config cfg;
 	uint64_t total_size;
 	uint64_t nonce;
 	uint32_t persistent;
 	uint32_t unlinked;
 	_Atomic uint32_t ready;
-	uint32_t npkeys;
-	uint16_t pkeys[HFI_PKEY_TABLE_SIZE];
 	pthread_mutex_t lock;
 	_Atomic uint32_t lids[HFI_FABRIC_MAX_PORTS];	/* LID of active port i, 0 if none */
 	struct fab_proc procs[FAB_MAX_PROCS];

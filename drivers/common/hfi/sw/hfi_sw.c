@@ -17,14 +17,12 @@
  */
 
 #include <errno.h>
-#include <poll.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "hfi_16b.h"
 #include "hfi_fabric_priv.h"
@@ -228,7 +226,11 @@ sdma_write_ctrl(struct hfi_sw *sw, struct sw_sdma *e, uint64_t val)
 				    (status & SEND_DMA_STATUS_ENG_CLEANED_UP)))
 			sdma_start(sw, e);
 	} else {
+		/* Disabled: the rings may be freed now, forget them. */
 		e->running = false;
+		e->pending = false;
+		e->ring = NULL;
+		e->head_wb = NULL;
 		atomic_store(&e->armed, false);
 	}
 }
@@ -411,7 +413,7 @@ sdma_retry(struct hfi_sw *sw, struct sw_sdma *e)
 	uint64_t waited = fab_now_ns() - e->pend_since;
 	uint32_t len = e->pend_len - PBC_SIZE;
 
-	if (waited >= (uint64_t)sw->fab->hdr->hoq_life_ms * 1000000u) {
+	if (waited >= (uint64_t)sw->fab->hdr->cfg.hoq_life_ms * 1000000u) {
 		while (e->pend_targets != 0) {
 			int i = __builtin_ctzll(e->pend_targets);
 
