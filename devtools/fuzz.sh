@@ -8,7 +8,7 @@ build=$1 secs=$2
 top=$(cd "$(dirname "$0")/.." && pwd)
 rc=0 n=0
 for exe in "$build"/app/test-vnic/fuzz/fuzz_*; do
-	[ -x "$exe" ] || continue
+	[ -f "$exe" ] && [ -x "$exe" ] || continue
 	name=$(basename "$exe"); name=${name#fuzz_}
 	seeds="$top/app/test-vnic/fuzz/corpus/$name"
 	work="$build/fuzz-corpus/$name"

@@ -458,8 +458,8 @@ cmd_exchange(int argc, char **argv)
 			} else if (strcmp(optarg, "thread") == 0) {
 				engine = HFI_ENGINE_THREAD;
 			} else {
-				fprintf(stderr, "fabric: --engine '%s': expected inline or thread\n",
-					optarg);
+				fprintf(stderr, "fabric: --engine '%s': expected inline or "
+					"thread\n", optarg);
 				rc = -EINVAL;
 			}
 			break;

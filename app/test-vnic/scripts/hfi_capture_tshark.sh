@@ -27,7 +27,8 @@ tshark -n -r "$cap" --disable-protocol vssmonitoring -o "$uat" -o ip.check_check
 	-o udp.check_checksum:TRUE -Y 'frame.interface_id == 0' -T fields -E separator='|' \
 	-e frame.len -e frame.protocols -e eth.dst -e eth.src -e eth.type -e ip.len \
 	-e ip.checksum.status -e udp.srcport -e udp.dstport -e udp.checksum.status \
-	-e eth.trailer >"$dir/eth.txt" 2>"$dir/tshark.err" || { cat "$dir/tshark.err"; fail "tshark"; }
+	-e eth.trailer >"$dir/eth.txt" 2>"$dir/tshark.err" ||
+	{ cat "$dir/tshark.err"; fail "tshark"; }
 [ "$(wc -l <"$dir/eth.txt")" = $n ] || { cat "$dir/eth.txt"; fail "expected $n 16B packets"; }
 while IFS='|' read -r len protos dst src type iplen ipok sport dport udpok trailer; do
 	[ "$protos" = "user_dlt:data:eth:ethertype:ip:udp:data" ] || fail "protocols: $protos"

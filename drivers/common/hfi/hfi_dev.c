@@ -251,10 +251,10 @@ hfi_dev_register_hw_backend(const struct hfi_hw_backend *backend)
 }
 
 void
-hfi_dev_init_hw(struct hfi_dev *dev, volatile uint8_t *bar0, const struct hfi_dev_ops *ops)
+hfi_dev_init_hw(struct hfi_dev *dev, void *bar0, const struct hfi_dev_ops *ops)
 {
 	dev->bar0 = bar0;
-	dev->rcvarray = (volatile uint64_t *)(bar0 + RCV_ARRAY);
+	dev->rcvarray = dev->bar0 + RCV_ARRAY / 8;
 	dev->ops = ops;
 	dev->rcvarray_fmt = HFI_RCVARRAY_CHIP;
 	dev->inline_engine = false;

@@ -155,7 +155,7 @@ struct hfi_dev_ops {
 
 struct hfi_dev {
 	/* hot: used by the inline ring functions */
-	volatile uint8_t *bar0;			/* hardware: mapped BAR0, else NULL */
+	volatile uint64_t *bar0;		/* hardware: mapped BAR0, else NULL */
 	volatile uint64_t *rcvarray;		/* RcvArray entries (BAR0 or model memory) */
 	const struct hfi_dev_ops *ops;
 	void *backend;				/* software model or PCI state */
@@ -188,7 +188,7 @@ static inline uint64_t
 hfi_csr_read(struct hfi_dev *dev, uint32_t off)
 {
 	if (dev->bar0 != NULL)
-		return *(volatile uint64_t *)(dev->bar0 + off);
+		return dev->bar0[off / 8];
 	return dev->ops->csr_read(dev, off);
 }
 
@@ -196,7 +196,7 @@ static inline void
 hfi_csr_write(struct hfi_dev *dev, uint32_t off, uint64_t val)
 {
 	if (dev->bar0 != NULL)
-		*(volatile uint64_t *)(dev->bar0 + off) = val;
+		dev->bar0[off / 8] = val;
 	else
 		dev->ops->csr_write(dev, off, val);
 }
@@ -230,6 +230,6 @@ struct hfi_hw_backend {
 void hfi_dev_register_hw_backend(const struct hfi_hw_backend *backend);
 
 /* Prepare dev for a chip whose BAR0 is mapped at bar0 (used by hfi_pci.c). */
-void hfi_dev_init_hw(struct hfi_dev *dev, volatile uint8_t *bar0, const struct hfi_dev_ops *ops);
+void hfi_dev_init_hw(struct hfi_dev *dev, void *bar0, const struct hfi_dev_ops *ops);
 
 #endif /* HFI_DEV_H */

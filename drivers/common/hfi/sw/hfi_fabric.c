@@ -137,7 +137,8 @@ fab_set_bases(struct hfi_fabric *fab)
 	fab->data_stride = FAB_CELL_HDR + FAB_DATA_PAYLOAD;
 	fab->mad_stride = FAB_CELL_HDR + FAB_MAD_PAYLOAD;
 	fab->data_base = (uint8_t *)h + hdr_bytes();
-	fab->mad_base = fab->data_base + (size_t)h->cfg.max_ports * h->cfg.data_cells * fab->data_stride;
+	fab->mad_base = fab->data_base +
+			(size_t)h->cfg.max_ports * h->cfg.data_cells * fab->data_stride;
 }
 
 /* Fill a zeroed header; `ready` is published last. */
@@ -768,7 +769,8 @@ cell_state(uint64_t lap, enum fab_cell_phase phase, uint16_t owner)
 static inline struct fab_cell *
 cell_at(uint8_t *base, uint32_t stride, uint64_t idx)
 {
-	return (struct fab_cell *)(base + (size_t)stride * idx);
+	/* Cells start at multiples of their (64-byte multiple) stride. */
+	return (struct fab_cell *)(void *)(base + (size_t)stride * idx);
 }
 
 /*
@@ -904,8 +906,8 @@ fab_data_peek(struct hfi_fabric *fab, int slot, uint64_t *pos)
 {
 	struct fab_port *port = fab_port(fab, slot);
 
-	return ring_peek(fab, port, &port->data, port_data_cells(fab, slot), fab->hdr->cfg.data_cells,
-			 fab->data_stride, &fab->stuck[slot][0], pos,
+	return ring_peek(fab, port, &port->data, port_data_cells(fab, slot),
+			 fab->hdr->cfg.data_cells, fab->data_stride, &fab->stuck[slot][0], pos,
 			 FAB_CTR_DROP(HFI_DROP_DEAD_SENDER));
 }
 
@@ -924,8 +926,8 @@ flush_stale_locked(struct hfi_fabric *fab, int slot)
 	uint64_t pos;
 
 	while ((c = ring_peek(fab, port, &port->data, port_data_cells(fab, slot),
-			      fab->hdr->cfg.data_cells, fab->data_stride, &fab->stuck[slot][0], &pos,
-			      FAB_CTR_DROP(HFI_DROP_DEAD_SENDER))) != NULL)
+			      fab->hdr->cfg.data_cells, fab->data_stride, &fab->stuck[slot][0],
+			      &pos, FAB_CTR_DROP(HFI_DROP_DEAD_SENDER))) != NULL)
 		ring_pop(&port->data, c, pos, fab->hdr->cfg.data_cells);
 	while ((c = ring_peek(fab, port, &port->mad, port_mad_cells(fab, slot),
 			      fab->hdr->cfg.mad_cells, fab->mad_stride, &fab->stuck[slot][1], &pos,

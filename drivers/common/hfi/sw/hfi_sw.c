@@ -77,7 +77,7 @@ struct sw_ctxt {
 	_Atomic uint32_t fault_overflow;
 	/* delivery state: under the port's drain lock */
 	atomic_bool enabled;
-	uint8_t *hdrq;
+	uint64_t *hdrq;
 	uint32_t cnt;
 	uint32_t entsize;			/* bytes */
 	uint32_t hdr_bytes;			/* header bytes copied into an entry */
@@ -590,7 +590,7 @@ rx_deliver(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len)
 	uint64_t err = 0, entry, rhf, flags;
 	struct sw_ctxt *cx;
 	unsigned int ctxt;
-	uint8_t *ent;
+	uint64_t *ent;
 	void *buf;
 
 	if (atomic_load_explicit(&port->link, memory_order_relaxed) != HFI_LINK_UP)
@@ -643,13 +643,13 @@ rx_deliver(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len)
 
 	/* The whole packet at the start of the eager buffer, its header in the entry. */
 	memcpy(buf, pkt, len);
-	ent = cx->hdrq + (size_t)cx->tail * cx->entsize;
+	ent = cx->hdrq + (size_t)cx->tail * (cx->entsize / 8);
 	memcpy(ent, pkt, len < cx->hdr_bytes ? len : cx->hdr_bytes);
 	rhf = (uint64_t)(len / 4) |
 	      ((uint64_t)RHF_RCV_TYPE_BYPASS << RHF_RCV_TYPE_SHIFT) | RHF_USE_EGR_BFR |
 	      ((uint64_t)cx->egr_tail << RHF_EGR_INDEX_SHIFT) |
 	      ((uint64_t)cx->seq << RHF_SEQ_SHIFT) | err;
-	__atomic_store_n((uint64_t *)(ent + cx->entsize - 8), rhf, __ATOMIC_RELEASE);
+	__atomic_store_n(ent + cx->entsize / 8 - 1, rhf, __ATOMIC_RELEASE);
 	cx->tail = next;
 	cx->egr_tail = enext;
 	cx->seq = cx->seq == RHF_MAX_SEQ ? 1 : cx->seq + 1;
