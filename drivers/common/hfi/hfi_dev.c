@@ -338,7 +338,6 @@ hfi_dev_open(const char *name, const struct hfi_dev_params *params, struct hfi_d
 		 params->fabric != NULL ? params->fabric : "");
 	dev->engine = params->engine;
 	dev->role = params->role;
-	dev->requested_lid = params->lid;
 	dev->mem = params->mem != NULL ? *params->mem : hfi_default_mem_ops;
 	if (dev->mem.alloc == NULL || dev->mem.free == NULL || dev->mem.iova_to_va == NULL) {
 		rc = hfi_set_error(-EINVAL, "%s: the memory hooks need alloc, free and "

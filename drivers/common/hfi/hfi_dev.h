@@ -169,7 +169,6 @@ struct hfi_dev {
 	char fabric[80];
 	enum hfi_engine_mode engine;
 	enum hfi_role role;
-	uint32_t requested_lid;
 	unsigned int refcnt;
 	unsigned int num_sdma;
 	unsigned int num_rcv_ctxts;
