@@ -44,8 +44,9 @@ fabric_usage(FILE *out)
 		"  link FABRIC LID up|down\n"
 		"  exchange --fabric FABRIC --lid L --peer P [--count N] [--engine inline|thread]\n"
 		"           [--stay | --wait-gone] [--next-peer Q --next-count M]\n"
-		"                  open a software HFI with LID L, exchange N packets both ways\n"
-		"                  with the process that has LID P and check every one; then\n"
+		"                  open a software HFI with LID L, say hello to the process that\n"
+		"                  has LID P with a MAD, exchange N packets both ways with it\n"
+		"                  and check every one; then\n"
 		"                  --stay: wait to be killed; --wait-gone: wait until P's process\n"
 		"                  is gone, check that packets to P are counted as unknown_dlid,\n"
 		"                  exchange M packets with a second local HFI, then with Q\n"
@@ -386,6 +387,39 @@ wait_lid(struct hfi_fabric *fab, uint32_t lid, int alive)
 	return 0;
 }
 
+/*
+ * Both sides set up before data flows: a port receives nothing until it is
+ * enabled, so each side says hello with a MAD once it is ready, and waits
+ * for the other's.
+ */
+#define HELLO_CLASS	0x0a	/* a vendor class, not VEMA */
+
+static int
+handshake(struct endpoint *ep, uint32_t peer)
+{
+	struct hfi_mad_addr to = { .lid = peer, .qpn = HFI_QP1, .qkey = HFI_GSI_QKEY }, from;
+	uint8_t mad[HFI_MAD_SIZE] = { 0x80, HELLO_CLASS, 0x01, 0x01 };
+	double t0 = now_s();
+	size_t len;
+	int rc;
+
+	mad[15] = (uint8_t)ep->lid;	/* TID */
+	while ((rc = hfi_mad_send(ep->dev, &to, mad, 256)) == -EHOSTUNREACH &&
+	       now_s() - t0 < PEER_WAIT_S)
+		usleep(10000);
+	if (rc != 0)
+		return fail("hello", rc);
+	while (now_s() - t0 < PEER_WAIT_S) {
+		rc = hfi_mad_recv(ep->dev, &from, mad, &len, 100);
+		if (rc == 0 && from.lid == peer && mad[1] == HELLO_CLASS)
+			return 0;
+		if (rc != 0 && rc != -ETIMEDOUT)
+			return fail("hello", rc);
+	}
+	fprintf(stderr, "fabric: no hello from LID 0x%x within %d s\n", peer, PEER_WAIT_S);
+	return 1;
+}
+
 /* After the peer died: packets to its LID are counted as unknown_dlid. */
 static int
 check_dead_lid(struct endpoint *ep, uint32_t dead)
@@ -487,6 +521,7 @@ cmd_exchange(int argc, char **argv)
 	       engine == HFI_ENGINE_THREAD ? "thread" : "inline");
 	fflush(stdout);
 	rc = wait_lid(hfi_dev_fabric(ep.dev), (uint32_t)peer, 1) ||
+	     handshake(&ep, (uint32_t)peer) ||
 	     exchange(&ep, NULL, (uint32_t)peer, (uint32_t)count);
 	if (rc == 0 && stay) {
 		printf("staying\n");
@@ -509,6 +544,7 @@ cmd_exchange(int argc, char **argv)
 		}
 		if (rc == 0 && next != 0)
 			rc = wait_lid(hfi_dev_fabric(ep.dev), (uint32_t)next, 1) ||
+			     handshake(&ep, (uint32_t)next) ||
 			     exchange(&ep, NULL, (uint32_t)next, (uint32_t)next_count);
 	}
 	hfi_dev_port_counters(ep.dev, &c);
