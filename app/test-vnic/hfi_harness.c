@@ -36,8 +36,8 @@ harness_build(uint8_t *buf, size_t cap, const struct harness_hdr *h, const void 
 		pbc &= ~PBC_INSERT_BYPASS_ICRC;
 	memcpy(buf, &pbc, sizeof(pbc));
 	put_le32(pkt + 0, (h->slid & 0xfffff) | flits << 20);
-	put_le32(pkt + 4, UINT32_C(0xc0000000) | (h->dlid & 0xfffff) | (uint32_t)(h->sc & 0x1f) << 20 |
-		 (uint32_t)(h->rc & 7) << 25);
+	put_le32(pkt + 4, UINT32_C(0xc0000000) | (h->dlid & 0xfffff) |
+		 (uint32_t)(h->sc & 0x1f) << 20 | (uint32_t)(h->rc & 7) << 25);
 	put_le32(pkt + 8, (uint32_t)(h->l4 ? h->l4 : HFI_16B_L4_ETHERNET) |
 		 ((h->slid >> 20) & 0xf) << 8 | ((h->dlid >> 20) & 0xf) << 12 |
 		 (uint32_t)h->pkey << 16);

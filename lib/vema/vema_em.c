@@ -1743,7 +1743,8 @@ vema_em_reload(struct vema_em *em, const struct vema_em_config *cfg, char *err, 
 		return -ENOMEM;
 	}
 	n_old = em->n_members;
-	memcpy(old, em->members, n_old * sizeof(*old));
+	if (n_old != 0)
+		memcpy(old, em->members, n_old * sizeof(*old));
 	em->n_members = 0;
 	em->cfg = *cfg;
 	/* Configured members, in the new order: kept ones keep their state. */

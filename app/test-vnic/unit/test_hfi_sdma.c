@@ -189,7 +189,8 @@ test_ring_wrap_generation(void **state)
 				const struct hfi_sdma_desc *d = &e->ring[(first + i) & 63];
 				uint64_t gen = ((first + i) >> 6) & 3;
 
-				assert_int_equal((d->qw[1] >> SDMA_DESC1_GENERATION_SHIFT) & 3, gen);
+				assert_int_equal((d->qw[1] >> SDMA_DESC1_GENERATION_SHIFT) & 3,
+						 gen);
 				assert_int_equal(!!(d->qw[0] & SDMA_DESC0_FIRST_DESC_FLAG), i == 0);
 				assert_int_equal(!!(d->qw[0] & SDMA_DESC0_LAST_DESC_FLAG),
 						 i == nfrags - 1);

@@ -174,8 +174,6 @@ int
 hfi_dev_alloc_rcvarray(struct hfi_dev *dev, unsigned int count, unsigned int *base)
 {
 	unsigned int groups = count / 8, total = dev->rcvarray_cnt / 8, g, run = 0;
-	int rc = hfi_set_error(-ENOSPC, "%s: no %u free consecutive RcvArray entries (of %u)",
-			       dev->name, count, dev->rcvarray_cnt);
 
 	pthread_mutex_lock(&dev->lock);
 	for (g = 0; g < total; g++) {
@@ -183,12 +181,13 @@ hfi_dev_alloc_rcvarray(struct hfi_dev *dev, unsigned int count, unsigned int *ba
 		if (run == groups) {
 			mark_groups(dev, g + 1 - groups, groups, true);
 			*base = (g + 1 - groups) * 8;
-			rc = 0;
-			break;
+			pthread_mutex_unlock(&dev->lock);
+			return 0;
 		}
 	}
 	pthread_mutex_unlock(&dev->lock);
-	return rc;
+	return hfi_set_error(-ENOSPC, "%s: no %u free consecutive RcvArray entries (of %u)",
+			     dev->name, count, dev->rcvarray_cnt);
 }
 
 void
@@ -201,21 +200,27 @@ hfi_dev_free_rcvarray(struct hfi_dev *dev, unsigned int base, unsigned int count
 
 /* ---- names ---- */
 
-static bool
-is_sw_name(const char *name)
+bool
+hfi_name_valid(const char *s, size_t min, size_t max, const char *extra)
 {
-	size_t i, len = strlen(name);
+	size_t i, len = strlen(s);
 
-	if (len < 3 || len > 32 || strncmp(name, "sw", 2) != 0)
+	if (len < min || len > max)
 		return false;
-	for (i = 2; i < len; i++) {
-		char c = name[i];
+	for (i = 0; i < len; i++) {
+		char c = s[i];
 
 		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      c == '_' || c == '-'))
+		      strchr(extra, c) != NULL))
 			return false;
 	}
 	return true;
+}
+
+static bool
+is_sw_name(const char *name)
+{
+	return strncmp(name, "sw", 2) == 0 && hfi_name_valid(name + 2, 1, 30, "_-");
 }
 
 /* [DDDD:]BB:DD.F in hex, as DPDK spells PCI addresses. */
@@ -246,10 +251,10 @@ hfi_dev_register_hw_backend(const struct hfi_hw_backend *backend)
 }
 
 void
-hfi_dev_init_hw(struct hfi_dev *dev, volatile uint8_t *bar0, const struct hfi_dev_ops *ops)
+hfi_dev_init_hw(struct hfi_dev *dev, void *bar0, const struct hfi_dev_ops *ops)
 {
 	dev->bar0 = bar0;
-	dev->rcvarray = (volatile uint64_t *)(bar0 + RCV_ARRAY);
+	dev->rcvarray = dev->bar0 + RCV_ARRAY / 8;
 	dev->ops = ops;
 	dev->rcvarray_fmt = HFI_RCVARRAY_CHIP;
 	dev->inline_engine = false;
@@ -333,7 +338,6 @@ hfi_dev_open(const char *name, const struct hfi_dev_params *params, struct hfi_d
 		 params->fabric != NULL ? params->fabric : "");
 	dev->engine = params->engine;
 	dev->role = params->role;
-	dev->requested_lid = params->lid;
 	dev->mem = params->mem != NULL ? *params->mem : hfi_default_mem_ops;
 	if (dev->mem.alloc == NULL || dev->mem.free == NULL || dev->mem.iova_to_va == NULL) {
 		rc = hfi_set_error(-EINVAL, "%s: the memory hooks need alloc, free and "
@@ -448,40 +452,43 @@ hfi_dev_pkey_index(const struct hfi_dev *dev, uint16_t pkey)
 
 /* ---- events ---- */
 
-int
-hfi_dev_link_cb_register(struct hfi_dev *dev, hfi_link_cb_t cb, void *arg)
+/* Replace the slot holding (old_cb, old_arg) by (cb, arg); -1 if there is none. */
+static int
+link_cb_swap(struct hfi_dev *dev, hfi_link_cb_t old_cb, void *old_arg, hfi_link_cb_t cb,
+	     void *arg)
 {
-	int i, rc = hfi_set_error(-ENOSPC, "%s: all %d link callback slots are used",
-				  dev->name, HFI_LINK_CBS_MAX);
+	int i, found = -1;
 
-	if (cb == NULL)
-		return hfi_set_error(-EINVAL, "%s: link callback is NULL", dev->name);
 	pthread_mutex_lock(&dev->lock);
 	for (i = 0; i < HFI_LINK_CBS_MAX; i++)
-		if (dev->link_cbs[i].cb == NULL) {
+		if (dev->link_cbs[i].cb == old_cb && (old_cb == NULL ||
+						      dev->link_cbs[i].arg == old_arg)) {
 			dev->link_cbs[i].cb = cb;
 			dev->link_cbs[i].arg = arg;
-			rc = 0;
+			found = i;
 			break;
 		}
 	pthread_mutex_unlock(&dev->lock);
-	return rc;
+	return found;
+}
+
+int
+hfi_dev_link_cb_register(struct hfi_dev *dev, hfi_link_cb_t cb, void *arg)
+{
+	if (cb == NULL)
+		return hfi_set_error(-EINVAL, "%s: link callback is NULL", dev->name);
+	if (link_cb_swap(dev, NULL, NULL, cb, arg) < 0)
+		return hfi_set_error(-ENOSPC, "%s: all %d link callback slots are used",
+				     dev->name, HFI_LINK_CBS_MAX);
+	return 0;
 }
 
 int
 hfi_dev_link_cb_unregister(struct hfi_dev *dev, hfi_link_cb_t cb, void *arg)
 {
-	int i, rc = hfi_set_error(-ENOENT, "%s: no such link callback", dev->name);
-
-	pthread_mutex_lock(&dev->lock);
-	for (i = 0; i < HFI_LINK_CBS_MAX; i++)
-		if (dev->link_cbs[i].cb == cb && dev->link_cbs[i].arg == arg) {
-			dev->link_cbs[i].cb = NULL;
-			rc = 0;
-			break;
-		}
-	pthread_mutex_unlock(&dev->lock);
-	return rc;
+	if (cb == NULL || link_cb_swap(dev, cb, arg, NULL, NULL) < 0)
+		return hfi_set_error(-ENOENT, "%s: no such link callback", dev->name);
+	return 0;
 }
 
 int

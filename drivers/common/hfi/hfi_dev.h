@@ -155,7 +155,7 @@ struct hfi_dev_ops {
 
 struct hfi_dev {
 	/* hot: used by the inline ring functions */
-	volatile uint8_t *bar0;			/* hardware: mapped BAR0, else NULL */
+	volatile uint64_t *bar0;		/* hardware: mapped BAR0, else NULL */
 	volatile uint64_t *rcvarray;		/* RcvArray entries (BAR0 or model memory) */
 	const struct hfi_dev_ops *ops;
 	void *backend;				/* software model or PCI state */
@@ -169,7 +169,6 @@ struct hfi_dev {
 	char fabric[80];
 	enum hfi_engine_mode engine;
 	enum hfi_role role;
-	uint32_t requested_lid;
 	unsigned int refcnt;
 	unsigned int num_sdma;
 	unsigned int num_rcv_ctxts;
@@ -188,7 +187,7 @@ static inline uint64_t
 hfi_csr_read(struct hfi_dev *dev, uint32_t off)
 {
 	if (dev->bar0 != NULL)
-		return *(volatile uint64_t *)(dev->bar0 + off);
+		return dev->bar0[off / 8];
 	return dev->ops->csr_read(dev, off);
 }
 
@@ -196,7 +195,7 @@ static inline void
 hfi_csr_write(struct hfi_dev *dev, uint32_t off, uint64_t val)
 {
 	if (dev->bar0 != NULL)
-		*(volatile uint64_t *)(dev->bar0 + off) = val;
+		dev->bar0[off / 8] = val;
 	else
 		dev->ops->csr_write(dev, off, val);
 }
@@ -214,6 +213,9 @@ void hfi_dev_free_rcvarray(struct hfi_dev *dev, unsigned int base, unsigned int 
 void *hfi_dev_alloc(struct hfi_dev *dev, size_t size, size_t align, uint64_t *iova);
 void hfi_dev_free(struct hfi_dev *dev, void *va);
 
+/* Whether s is min..max characters, each alphanumeric or in extra. */
+bool hfi_name_valid(const char *s, size_t min, size_t max, const char *extra);
+
 /* Record an error for hfi_last_error(); returns err (negative errno). */
 int hfi_set_error(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -227,6 +229,6 @@ struct hfi_hw_backend {
 void hfi_dev_register_hw_backend(const struct hfi_hw_backend *backend);
 
 /* Prepare dev for a chip whose BAR0 is mapped at bar0 (used by hfi_pci.c). */
-void hfi_dev_init_hw(struct hfi_dev *dev, volatile uint8_t *bar0, const struct hfi_dev_ops *ops);
+void hfi_dev_init_hw(struct hfi_dev *dev, void *bar0, const struct hfi_dev_ops *ops);
 
 #endif /* HFI_DEV_H */

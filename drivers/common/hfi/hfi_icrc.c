@@ -62,6 +62,16 @@ static const uint64_t fold64[2] __attribute__((aligned(16))) = {
 static const uint64_t barrett[2] __attribute__((aligned(16))) = {
 	UINT64_C(0x1db710641), UINT64_C(0x1f7011641) };
 
+__attribute__((target("sse4.1")))
+static inline __m128i
+load16(const uint8_t *p)
+{
+	__m128i v;
+
+	memcpy(&v, p, sizeof(v));	/* an unaligned load */
+	return v;
+}
+
 /* acc = acc.lo * k.lo ^ acc.hi * k.hi ^ data */
 __attribute__((target("pclmul,sse4.1")))
 static inline __m128i
@@ -80,20 +90,20 @@ crc32_fold_blocks(uint32_t crc, const uint8_t *p, size_t len)
 {
 	const __m128i mask32 = _mm_setr_epi32(-1, 0, -1, 0);
 	__m128i k = _mm_load_si128((const __m128i *)fold4);
-	__m128i a0 = _mm_loadu_si128((const __m128i *)(p + 0));
-	__m128i a1 = _mm_loadu_si128((const __m128i *)(p + 16));
-	__m128i a2 = _mm_loadu_si128((const __m128i *)(p + 32));
-	__m128i a3 = _mm_loadu_si128((const __m128i *)(p + 48));
+	__m128i a0 = load16(p + 0);
+	__m128i a1 = load16(p + 16);
+	__m128i a2 = load16(p + 32);
+	__m128i a3 = load16(p + 48);
 	__m128i t;
 
 	a0 = _mm_xor_si128(a0, _mm_cvtsi32_si128((int)crc));
 	p += 64;
 	len -= 64;
 	while (len >= 64) {
-		a0 = fold_block(a0, k, _mm_loadu_si128((const __m128i *)(p + 0)));
-		a1 = fold_block(a1, k, _mm_loadu_si128((const __m128i *)(p + 16)));
-		a2 = fold_block(a2, k, _mm_loadu_si128((const __m128i *)(p + 32)));
-		a3 = fold_block(a3, k, _mm_loadu_si128((const __m128i *)(p + 48)));
+		a0 = fold_block(a0, k, load16(p + 0));
+		a1 = fold_block(a1, k, load16(p + 16));
+		a2 = fold_block(a2, k, load16(p + 32));
+		a3 = fold_block(a3, k, load16(p + 48));
 		p += 64;
 		len -= 64;
 	}
@@ -102,7 +112,7 @@ crc32_fold_blocks(uint32_t crc, const uint8_t *p, size_t len)
 	a0 = fold_block(a0, k, a2);
 	a0 = fold_block(a0, k, a3);
 	while (len >= 16) {
-		a0 = fold_block(a0, k, _mm_loadu_si128((const __m128i *)p));
+		a0 = fold_block(a0, k, load16(p));
 		p += 16;
 		len -= 16;
 	}

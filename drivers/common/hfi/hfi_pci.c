@@ -32,13 +32,13 @@ static unsigned int nprobed;
 static uint64_t
 pci_csr_read(struct hfi_dev *dev, uint32_t off)
 {
-	return *(volatile uint64_t *)(dev->bar0 + off);
+	return dev->bar0[off / 8];
 }
 
 static void
 pci_csr_write(struct hfi_dev *dev, uint32_t off, uint64_t val)
 {
-	*(volatile uint64_t *)(dev->bar0 + off) = val;
+	dev->bar0[off / 8] = val;
 }
 
 static const struct hfi_dev_ops pci_ops = {

@@ -115,8 +115,7 @@ hfi_rcv_setup(struct hfi_dev *dev, unsigned int ctxt, const struct hfi_rcv_param
 	r->ctxt = ctxt;
 	r->hdrq_cnt = p->hdrq_cnt;
 	r->entsize_dw = p->hdrq_entsize;
-	r->entsize_bytes = p->hdrq_entsize * 4;
-	r->rhf_off = r->entsize_bytes - 8;
+	r->entsize_qw = p->hdrq_entsize / 2;
 	r->egr_cnt = p->egr_cnt;
 	r->egr_size = p->egr_size;
 	r->seq = 1;
@@ -125,14 +124,14 @@ hfi_rcv_setup(struct hfi_dev *dev, unsigned int ctxt, const struct hfi_rcv_param
 	rc = hfi_dev_alloc_rcvarray(dev, p->egr_cnt, &r->egr_base);
 	if (rc != 0)
 		goto fail_r;
-	r->hdrq = hfi_dev_alloc(dev, (size_t)r->hdrq_cnt * r->entsize_bytes, HDRQ_ALIGN,
+	r->hdrq = hfi_dev_alloc(dev, (size_t)r->hdrq_cnt * r->entsize_qw * 8, HDRQ_ALIGN,
 				&r->hdrq_iova);
 	if (r->hdrq == NULL) {
 		rc = hfi_set_error(-ENOMEM, "%s: no memory for the header queue of context %u",
 				   dev->name, ctxt);
 		goto fail_array;
 	}
-	memset(r->hdrq, 0, (size_t)r->hdrq_cnt * r->entsize_bytes);
+	memset(r->hdrq, 0, (size_t)r->hdrq_cnt * r->entsize_qw * 8);
 
 	/* hfi1_rcvctrl order: addresses, heads, eager and TID control, then enable. */
 	ctxt_write(r, RCV_CTXT_CTRL, 0);

@@ -47,12 +47,11 @@ struct hfi_rcv_pkt {
 
 struct hfi_rcv {
 	/* hot */
-	uint8_t *hdrq;
+	uint64_t *hdrq;
 	struct hfi_dev *dev;
 	uint32_t head;			/* next entry to read */
 	uint32_t hdrq_cnt;
-	uint32_t entsize_bytes;
-	uint32_t rhf_off;		/* byte offset of the RHF in an entry */
+	uint32_t entsize_qw;		/* entry size in QWs; the RHF is the last one */
 	uint32_t egr_head;		/* eager index after the last one consumed */
 	uint32_t egr_cnt;
 	uint32_t egr_base;		/* first RcvArray entry of this context */
@@ -90,11 +89,16 @@ hfi_rcv_kick(struct hfi_rcv *r)
 		r->dev->ops->run_rcv(r->dev);
 }
 
+static inline const uint64_t *
+hfi_rcv_entry(const struct hfi_rcv *r)
+{
+	return r->hdrq + (size_t)r->head * r->entsize_qw;
+}
+
 static inline uint64_t
 hfi_rcv_next_rhf(const struct hfi_rcv *r)
 {
-	return __atomic_load_n((const uint64_t *)(r->hdrq + (size_t)r->head * r->entsize_bytes +
-						  r->rhf_off), __ATOMIC_ACQUIRE);
+	return __atomic_load_n(hfi_rcv_entry(r) + r->entsize_qw - 1, __ATOMIC_ACQUIRE);
 }
 
 /*
@@ -121,7 +125,7 @@ hfi_rcv_poll(struct hfi_rcv *r, struct hfi_rcv_pkt *pkts, unsigned int max)
 			break;
 		}
 		p->rhf = rhf;
-		p->hdr = r->hdrq + (size_t)r->head * r->entsize_bytes;
+		p->hdr = hfi_rcv_entry(r);
 		p->len = (uint32_t)(rhf & RHF_PKT_LEN_MASK) * 4;
 		p->egr_idx = (uint16_t)((rhf >> RHF_EGR_INDEX_SHIFT) & RHF_EGR_INDEX_MASK);
 		p->rcv_type = (uint8_t)((rhf >> RHF_RCV_TYPE_SHIFT) & RHF_RCV_TYPE_MASK);
@@ -154,7 +158,7 @@ hfi_rcv_update_heads(struct hfi_rcv *r)
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	hfi_csr_write(r->dev, RCV_USER_CSR(r->ctxt, RCV_EGR_INDEX_HEAD), r->egr_head);
 	hfi_csr_write(r->dev, RCV_USER_CSR(r->ctxt, RCV_HDR_HEAD),
-		      (uint64_t)r->head * (r->entsize_bytes / 4));
+		      (uint64_t)r->head * r->entsize_qw * 2);
 }
 
 /* ---- port-wide receive control ---- */

@@ -102,27 +102,17 @@ static int
 parse_spec(const char *spec, bool *shm, char *name)
 {
 	const char *n;
-	size_t i, len;
 
 	if (spec == NULL)
 		spec = "";
 	*shm = strncmp(spec, HFI_FABRIC_SHM_PREFIX, strlen(HFI_FABRIC_SHM_PREFIX)) == 0;
 	n = *shm ? spec + strlen(HFI_FABRIC_SHM_PREFIX) : spec;
-	len = strlen(n);
-	if ((*shm && len == 0) || len > FAB_NAME_MAX)
-		goto bad;
-	for (i = 0; i < len; i++) {
-		char c = n[i];
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      c == '_' || c == '.' || c == '-'))
-			goto bad;
-	}
+	if (!hfi_name_valid(n, *shm ? 1 : 0, FAB_NAME_MAX, "_.-"))
+		return hfi_set_error(-EINVAL, "fabric '%s': expected '' (default), NAME or "
+				     "shm:NAME, NAME being 1..%d characters of [A-Za-z0-9_.-]",
+				     spec, FAB_NAME_MAX);
 	strcpy(name, n);
 	return 0;
-bad:
-	return hfi_set_error(-EINVAL, "fabric '%s': expected '' (default), NAME or shm:NAME, "
-			     "NAME being 1..%d characters of [A-Za-z0-9_.-]", spec, FAB_NAME_MAX);
 }
 
 static size_t
@@ -132,11 +122,11 @@ hdr_bytes(void)
 }
 
 static size_t
-layout_size(const struct fab_hdr *h)
+layout_size(const struct hfi_fabric_config *cfg)
 {
 	return hdr_bytes() +
-	       (size_t)h->max_ports * h->data_cells * (FAB_CELL_HDR + FAB_DATA_PAYLOAD) +
-	       (size_t)h->max_ports * h->mad_cells * (FAB_CELL_HDR + FAB_MAD_PAYLOAD);
+	       (size_t)cfg->max_ports * cfg->data_cells * (FAB_CELL_HDR + FAB_DATA_PAYLOAD) +
+	       (size_t)cfg->max_ports * cfg->mad_cells * (FAB_CELL_HDR + FAB_MAD_PAYLOAD);
 }
 
 static void
@@ -147,7 +137,8 @@ fab_set_bases(struct hfi_fabric *fab)
 	fab->data_stride = FAB_CELL_HDR + FAB_DATA_PAYLOAD;
 	fab->mad_stride = FAB_CELL_HDR + FAB_MAD_PAYLOAD;
 	fab->data_base = (uint8_t *)h + hdr_bytes();
-	fab->mad_base = fab->data_base + (size_t)h->max_ports * h->data_cells * fab->data_stride;
+	fab->mad_base = fab->data_base +
+			(size_t)h->cfg.max_ports * h->cfg.data_cells * fab->data_stride;
 }
 
 /* Fill a zeroed header; `ready` is published last. */
@@ -162,14 +153,9 @@ init_hdr(struct fab_hdr *h, const struct hfi_fabric_config *cfg, bool shared)
 	h->hdr_size = sizeof(struct fab_hdr);
 	h->port_size = sizeof(struct fab_port);
 	h->cell_hdr = FAB_CELL_HDR;
-	h->max_ports = cfg->max_ports;
-	h->data_cells = cfg->data_cells;
-	h->mad_cells = cfg->mad_cells;
-	h->hoq_life_ms = cfg->hoq_life_ms;
-	h->npkeys = cfg->npkeys;
-	memcpy(h->pkeys, cfg->pkeys, sizeof(h->pkeys));
+	h->cfg = *cfg;
 	h->nonce = fab_now_ns() ^ ((uint64_t)getpid() << 40) ^ (uint64_t)(uintptr_t)h;
-	h->total_size = layout_size(h);
+	h->total_size = layout_size(cfg);
 	pthread_mutexattr_init(&attr);
 	if (shared)
 		pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
@@ -316,7 +302,7 @@ reap_locked(struct hfi_fabric *fab)
 
 		if (atomic_load(&p->pid) == 0 || proc_alive(fab, i))
 			continue;
-		for (s = 0; s < h->max_ports; s++) {
+		for (s = 0; s < h->cfg.max_ports; s++) {
 			if (atomic_load(&h->ports[s].state) == PORT_ACTIVE &&
 			    h->ports[s].proc == i) {
 				port_deactivate_locked(fab, (int)s);
@@ -383,9 +369,7 @@ proc_register(struct hfi_fabric *fab)
 static int
 create_private(struct hfi_fabric *fab, const struct hfi_fabric_config *cfg)
 {
-	struct fab_hdr tmp = { .max_ports = cfg->max_ports, .data_cells = cfg->data_cells,
-			       .mad_cells = cfg->mad_cells };
-	size_t size = layout_size(&tmp);
+	size_t size = layout_size(cfg);
 	void *m;
 
 	/* Untouched cells cost nothing: reserve, do not commit. */
@@ -408,9 +392,7 @@ shm_path(char *path, size_t n, const char *name)
 static int
 create_shm(struct hfi_fabric *fab, const char *name, const struct hfi_fabric_config *cfg)
 {
-	struct fab_hdr tmp = { .max_ports = cfg->max_ports, .data_cells = cfg->data_cells,
-			       .mad_cells = cfg->mad_cells };
-	size_t size = layout_size(&tmp);
+	size_t size = layout_size(cfg);
 	char path[96];
 	void *m;
 	int fd, rc;
@@ -454,6 +436,7 @@ create_shm(struct hfi_fabric *fab, const char *name, const struct hfi_fabric_con
 static int
 attach_shm(struct hfi_fabric *fab, const char *name)
 {
+	struct { uint64_t magic; uint32_t version, hdr_size; } id;
 	char path[96];
 	struct fab_hdr *h = NULL;
 	struct stat st;
@@ -473,9 +456,19 @@ attach_shm(struct hfi_fabric *fab, const char *name)
 	}
 	/* The creator sizes the file, writes the header, then sets ready. */
 	for (;;) {
+		memset(&id, 0, sizeof(id));
 		if (fstat(fd, &st) < 0) {
 			rc = -errno;
 			goto fail;
+		}
+		if (pread(fd, &id, sizeof(id), 0) == (ssize_t)sizeof(id) && id.magic != 0) {
+			if (id.magic != FAB_MAGIC) {
+				rc = hfi_set_error(-EPROTO, "/dev/shm%s is not an OPA software "
+						   "fabric segment", path);
+				goto fail;
+			}
+			if (id.version != FAB_VERSION || id.hdr_size != sizeof(*h))
+				break;	/* another layout: reported below */
 		}
 		if ((size_t)st.st_size >= sizeof(*h)) {
 			if (h == NULL) {
@@ -485,11 +478,6 @@ attach_shm(struct hfi_fabric *fab, const char *name)
 					rc = -errno;
 					goto fail;
 				}
-			}
-			if (h->magic != 0 && h->magic != FAB_MAGIC) {
-				rc = hfi_set_error(-EPROTO, "/dev/shm%s is not an OPA software "
-						   "fabric segment", path);
-				goto fail;
 			}
 			if (h->magic == FAB_MAGIC && atomic_load(&h->ready))
 				break;
@@ -502,9 +490,17 @@ attach_shm(struct hfi_fabric *fab, const char *name)
 		sleep_ms(10);
 		waited += 10;
 	}
+	if (h == NULL) {
+		rc = hfi_set_error(-EPROTO, "shared fabric '%s' is incompatible: layout version "
+				   "%u (header %u bytes), this build expects version %u (header "
+				   "%zu bytes); recreate it (remove /dev/shm%s)", fab->spec,
+				   id.version, id.hdr_size, FAB_VERSION, sizeof(struct fab_hdr),
+				   path);
+		goto fail;
+	}
 	if (h->version != FAB_VERSION || h->hdr_size != sizeof(struct fab_hdr) ||
 	    h->port_size != sizeof(struct fab_port) || h->cell_hdr != FAB_CELL_HDR ||
-	    h->max_ports > HFI_FABRIC_MAX_PORTS || h->total_size != layout_size(h) ||
+	    h->cfg.max_ports > HFI_FABRIC_MAX_PORTS || h->total_size != layout_size(&h->cfg) ||
 	    (uint64_t)st.st_size != h->total_size) {
 		rc = hfi_set_error(-EPROTO, "shared fabric '%s' is incompatible: layout version "
 				   "%u (header %u, port %u bytes, size %llu), this build expects "
@@ -759,15 +755,7 @@ hfi_fabric_spec(const struct hfi_fabric *fab)
 void
 hfi_fabric_get_config(const struct hfi_fabric *fab, struct hfi_fabric_config *cfg)
 {
-	const struct fab_hdr *h = fab->hdr;
-
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->max_ports = h->max_ports;
-	cfg->data_cells = h->data_cells;
-	cfg->mad_cells = h->mad_cells;
-	cfg->hoq_life_ms = h->hoq_life_ms;
-	cfg->npkeys = h->npkeys;
-	memcpy(cfg->pkeys, h->pkeys, sizeof(cfg->pkeys));
+	*cfg = fab->hdr->cfg;
 }
 
 /* ---- rings ---- */
@@ -781,7 +769,8 @@ cell_state(uint64_t lap, enum fab_cell_phase phase, uint16_t owner)
 static inline struct fab_cell *
 cell_at(uint8_t *base, uint32_t stride, uint64_t idx)
 {
-	return (struct fab_cell *)(base + (size_t)stride * idx);
+	/* Cells start at multiples of their (64-byte multiple) stride. */
+	return (struct fab_cell *)(void *)(base + (size_t)stride * idx);
 }
 
 /*
@@ -890,13 +879,26 @@ ring_pop(struct fab_ring *r, struct fab_cell *c, uint64_t pos, uint32_t ncells)
 static uint8_t *
 port_data_cells(struct hfi_fabric *fab, int slot)
 {
-	return fab->data_base + (size_t)slot * fab->hdr->data_cells * fab->data_stride;
+	return fab->data_base + (size_t)slot * fab->hdr->cfg.data_cells * fab->data_stride;
 }
 
 static uint8_t *
 port_mad_cells(struct hfi_fabric *fab, int slot)
 {
-	return fab->mad_base + (size_t)slot * fab->hdr->mad_cells * fab->mad_stride;
+	return fab->mad_base + (size_t)slot * fab->hdr->cfg.mad_cells * fab->mad_stride;
+}
+
+struct fab_cell *
+fab_data_claim(struct hfi_fabric *fab, int slot, uint64_t *pos)
+{
+	return ring_claim(&fab_port(fab, slot)->data, port_data_cells(fab, slot),
+			  fab->hdr->cfg.data_cells, fab->data_stride, fab->owner, pos);
+}
+
+void
+fab_data_commit(struct hfi_fabric *fab, struct fab_cell *c, uint64_t pos)
+{
+	ring_commit(c, pos, fab->hdr->cfg.data_cells);
 }
 
 struct fab_cell *
@@ -904,15 +906,15 @@ fab_data_peek(struct hfi_fabric *fab, int slot, uint64_t *pos)
 {
 	struct fab_port *port = fab_port(fab, slot);
 
-	return ring_peek(fab, port, &port->data, port_data_cells(fab, slot), fab->hdr->data_cells,
-			 fab->data_stride, &fab->stuck[slot][0], pos,
+	return ring_peek(fab, port, &port->data, port_data_cells(fab, slot),
+			 fab->hdr->cfg.data_cells, fab->data_stride, &fab->stuck[slot][0], pos,
 			 FAB_CTR_DROP(HFI_DROP_DEAD_SENDER));
 }
 
 void
 fab_data_pop(struct hfi_fabric *fab, int slot, struct fab_cell *c, uint64_t pos)
 {
-	ring_pop(&fab_port(fab, slot)->data, c, pos, fab->hdr->data_cells);
+	ring_pop(&fab_port(fab, slot)->data, c, pos, fab->hdr->cfg.data_cells);
 }
 
 /* Discard what a previous owner of the slot left in its rings. */
@@ -924,13 +926,13 @@ flush_stale_locked(struct hfi_fabric *fab, int slot)
 	uint64_t pos;
 
 	while ((c = ring_peek(fab, port, &port->data, port_data_cells(fab, slot),
-			      fab->hdr->data_cells, fab->data_stride, &fab->stuck[slot][0], &pos,
-			      FAB_CTR_DROP(HFI_DROP_DEAD_SENDER))) != NULL)
-		ring_pop(&port->data, c, pos, fab->hdr->data_cells);
+			      fab->hdr->cfg.data_cells, fab->data_stride, &fab->stuck[slot][0],
+			      &pos, FAB_CTR_DROP(HFI_DROP_DEAD_SENDER))) != NULL)
+		ring_pop(&port->data, c, pos, fab->hdr->cfg.data_cells);
 	while ((c = ring_peek(fab, port, &port->mad, port_mad_cells(fab, slot),
-			      fab->hdr->mad_cells, fab->mad_stride, &fab->stuck[slot][1], &pos,
+			      fab->hdr->cfg.mad_cells, fab->mad_stride, &fab->stuck[slot][1], &pos,
 			      FAB_CTR(mad_drops))) != NULL)
-		ring_pop(&port->mad, c, pos, fab->hdr->mad_cells);
+		ring_pop(&port->mad, c, pos, fab->hdr->cfg.mad_cells);
 }
 
 /* ---- ports ---- */
@@ -942,7 +944,7 @@ slot_of_lid(struct hfi_fabric *fab, uint32_t lid)
 
 	if (lid == 0)
 		return -1;
-	for (i = 0; i < fab->hdr->max_ports; i++)
+	for (i = 0; i < fab->hdr->cfg.max_ports; i++)
 		if (atomic_load_explicit(&fab->hdr->lids[i], memory_order_acquire) == lid)
 			return (int)i;
 	return -1;
@@ -997,14 +999,14 @@ fab_port_attach(struct hfi_fabric *fab, const char *name, enum hfi_role role, ui
 		for (lid = 1; lid <= HFI_LID_UCAST_MAX && slot_of_lid(fab, lid) >= 0; lid++)
 			;
 	}
-	for (i = 0; i < h->max_ports; i++)
+	for (i = 0; i < h->cfg.max_ports; i++)
 		if (atomic_load(&h->ports[i].state) == PORT_FREE) {
 			slot = (int)i;
 			break;
 		}
 	if (slot < 0) {
 		rc = hfi_set_error(-ENOSPC, "fabric '%s' is full (%u ports)", fab->spec,
-				   h->max_ports);
+				   h->cfg.max_ports);
 		goto out;
 	}
 	port = &h->ports[slot];
@@ -1023,8 +1025,8 @@ fab_port_attach(struct hfi_fabric *fab, const char *name, enum hfi_role role, ui
 	port->lid = lid;
 	port->role = role;
 	snprintf(port->name, sizeof(port->name), "%s", name);
-	port->npkeys = h->npkeys;
-	memcpy(port->pkeys, h->pkeys, sizeof(port->pkeys));
+	port->npkeys = h->cfg.npkeys;
+	memcpy(port->pkeys, h->cfg.pkeys, sizeof(port->pkeys));
 	for (i = 0; i < FAB_NCOUNTERS; i++)
 		atomic_store(&port->ctr[i], 0);
 	atomic_store(&port->drain_lock, 0);
@@ -1057,7 +1059,7 @@ active_mask(struct hfi_fabric *fab)
 	uint64_t m = 0;
 	unsigned int i;
 
-	for (i = 0; i < fab->hdr->max_ports; i++)
+	for (i = 0; i < fab->hdr->cfg.max_ports; i++)
 		if (atomic_load_explicit(&fab->hdr->lids[i], memory_order_relaxed) != 0)
 			m |= UINT64_C(1) << i;
 	return m;
@@ -1101,14 +1103,13 @@ fab_push_data(struct hfi_fabric *fab, int src_slot, uint64_t *targets, const uin
 		} else if (atomic_load_explicit(&dst->link, memory_order_relaxed) != HFI_LINK_UP) {
 			fab_count_drop(dst, HFI_DROP_LINK_DOWN);
 		} else {
-			c = ring_claim(&dst->data, port_data_cells(fab, i), fab->hdr->data_cells,
-				       fab->data_stride, fab->owner, &pos);
+			c = fab_data_claim(fab, i, &pos);
 			if (c == NULL)
 				continue;	/* full: stays in *targets */
 			c->len = len;
 			c->src_lid = src->lid;
 			memcpy(c->data, pkt, len);
-			ring_commit(c, pos, fab->hdr->data_cells);
+			fab_data_commit(fab, c, pos);
 		}
 		if (injected) {
 			fab_count(src, FAB_CTR(rx_injected), 1);
@@ -1163,7 +1164,7 @@ fab_push_mad(struct hfi_fabric *fab, int src_slot, const struct hfi_mad_addr *to
 		fab_count(dst, FAB_CTR(mad_drops), 1);
 		return 0;
 	}
-	c = ring_claim(&dst->mad, port_mad_cells(fab, slot), fab->hdr->mad_cells,
+	c = ring_claim(&dst->mad, port_mad_cells(fab, slot), fab->hdr->cfg.mad_cells,
 		       fab->mad_stride, fab->owner, &pos);
 	if (c == NULL) {
 		fab_count(dst, FAB_CTR(mad_drops), 1);
@@ -1177,7 +1178,7 @@ fab_push_mad(struct hfi_fabric *fab, int src_slot, const struct hfi_mad_addr *to
 	c->pkey = pkey;
 	c->sl = to->sl;
 	memcpy(c->data, mad, len);
-	ring_commit(c, pos, fab->hdr->mad_cells);
+	ring_commit(c, pos, fab->hdr->cfg.mad_cells);
 	fab_wake(fab, slot);
 	if (atomic_load_explicit(&fab->capturing, memory_order_relaxed)) {
 		struct hfi_capture_mad a = {
@@ -1202,7 +1203,7 @@ fab_pop_mad(struct hfi_fabric *fab, int slot, struct hfi_mad_addr *from, void *b
 	uint64_t pos;
 	int idx;
 
-	c = ring_peek(fab, port, &port->mad, port_mad_cells(fab, slot), fab->hdr->mad_cells,
+	c = ring_peek(fab, port, &port->mad, port_mad_cells(fab, slot), fab->hdr->cfg.mad_cells,
 		      fab->mad_stride, &fab->stuck[slot][1], &pos, FAB_CTR(mad_drops));
 	if (c == NULL)
 		return -EAGAIN;
@@ -1216,7 +1217,7 @@ fab_pop_mad(struct hfi_fabric *fab, int slot, struct hfi_mad_addr *from, void *b
 	from->qkey = c->qkey;
 	from->sl = c->sl;
 	from->pkey_index = (uint16_t)(idx < 0 ? 0 : idx);
-	ring_pop(&port->mad, c, pos, fab->hdr->mad_cells);
+	ring_pop(&port->mad, c, pos, fab->hdr->cfg.mad_cells);
 	fab_count(port, FAB_CTR(rx_mads), 1);
 	return 0;
 }
@@ -1295,7 +1296,7 @@ hfi_fabric_total_counters(struct hfi_fabric *fab, struct hfi_port_counters *c)
 	size_t k;
 
 	memset(c, 0, sizeof(*c));
-	for (i = 0; i < fab->hdr->max_ports; i++) {
+	for (i = 0; i < fab->hdr->cfg.max_ports; i++) {
 		read_counters(fab_port(fab, (int)i), &one);
 		for (k = 0; k < FAB_NCOUNTERS; k++)
 			sum[k] += v[k];
@@ -1344,7 +1345,7 @@ hfi_fabric_ports(struct hfi_fabric *fab, struct hfi_fabric_port_info *info, unsi
 	unsigned int i, n = 0;
 
 	fab_lock(fab);
-	for (i = 0; i < h->max_ports; i++) {
+	for (i = 0; i < h->cfg.max_ports; i++) {
 		struct fab_port *p = &h->ports[i];
 
 		if (atomic_load(&p->state) != PORT_ACTIVE)
@@ -1468,7 +1469,7 @@ hfi_fabric_mcast_leave(struct hfi_fabric *fab, uint32_t mlid, uint32_t lid)
 		return rc;
 	fab_lock(fab);
 	slot = port_by_lid(fab, lid);
-	rc = slot < 0 ? slot : hfi_set_error(-ENOENT, "LID 0x%x is not in group 0x%x", lid, mlid);
+	rc = slot < 0 ? slot : -ENOENT;
 	for (g = 0; slot >= 0 && g < HFI_FABRIC_MCAST_GROUPS; g++) {
 		if (atomic_load(&h->mcast[g].mlid) != mlid)
 			continue;
@@ -1477,6 +1478,8 @@ hfi_fabric_mcast_leave(struct hfi_fabric *fab, uint32_t mlid, uint32_t lid)
 			rc = 0;
 	}
 	fab_unlock(fab);
+	if (rc == -ENOENT && slot >= 0)
+		hfi_set_error(rc, "LID 0x%x is not in group 0x%x", lid, mlid);
 	return rc;
 }
 

@@ -64,20 +64,22 @@ struct hfi_fabric *hfi_dev_fabric(struct hfi_dev *dev);
 /* ---- counters ---- */
 
 enum hfi_drop_reason {
-	HFI_DROP_UNKNOWN_DLID = 0,	/* no port has the DLID (counted at the sender) */
-	HFI_DROP_LINK_DOWN,		/* sender's or receiver's link down (where it happened) */
-	HFI_DROP_FAULT,			/* fault injection (sender) */
-	HFI_DROP_HOQ_TIMEOUT,		/* receiver back-pressured past the HoQ lifetime (receiver) */
-	HFI_DROP_NOT_BYPASS,		/* PBC without PacketBypass: only 16B is modelled (sender) */
-	HFI_DROP_DLID_MISMATCH,		/* arrived at a port that does not own the DLID (receiver) */
-	HFI_DROP_PORT_DISABLED,		/* RCV_CTRL port or bypass receive disabled (receiver) */
-	HFI_DROP_PKEY,			/* PKEY not in the receiver's table (receiver) */
-	HFI_DROP_NO_CONTEXT,		/* selected receive context not enabled (receiver) */
-	HFI_DROP_HDRQ_FULL,		/* header queue full (receiver) */
-	HFI_DROP_EAGER_FULL,		/* no free eager buffer (receiver) */
-	HFI_DROP_EAGER_SMALL,		/* packet longer than the eager buffer (receiver) */
-	HFI_DROP_DMA_ERROR,		/* eager buffer IOVA not mapped (receiver) */
-	HFI_DROP_DEAD_SENDER,		/* the sending process died mid-write (receiver) */
+	/* counted at the sending port */
+	HFI_DROP_UNKNOWN_DLID = 0,	/* no port has the DLID */
+	HFI_DROP_LINK_DOWN,		/* sender's or receiver's link down (where it is down) */
+	HFI_DROP_FAULT,			/* fault injection */
+	HFI_DROP_NOT_BYPASS,		/* PBC without PacketBypass: only 16B is modelled */
+	/* counted at the receiving port */
+	HFI_DROP_HOQ_TIMEOUT,		/* back-pressured past the head-of-queue lifetime */
+	HFI_DROP_DLID_MISMATCH,		/* arrived at a port that does not own the DLID */
+	HFI_DROP_PORT_DISABLED,		/* RCV_CTRL port or bypass receive disabled */
+	HFI_DROP_PKEY,			/* PKEY not in the receiver's table */
+	HFI_DROP_NO_CONTEXT,		/* selected receive context not enabled */
+	HFI_DROP_HDRQ_FULL,		/* header queue full */
+	HFI_DROP_EAGER_FULL,		/* no free eager buffer */
+	HFI_DROP_EAGER_SMALL,		/* packet longer than the eager buffer */
+	HFI_DROP_DMA_ERROR,		/* eager buffer IOVA not mapped */
+	HFI_DROP_DEAD_SENDER,		/* the sending process died mid-write */
 	HFI_DROP_REASONS
 };
 

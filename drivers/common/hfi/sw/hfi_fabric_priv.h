@@ -106,17 +106,12 @@ struct fab_hdr {
 	uint32_t hdr_size;
 	uint32_t port_size;
 	uint32_t cell_hdr;
-	uint32_t max_ports;
-	uint32_t data_cells;
-	uint32_t mad_cells;
-	uint32_t hoq_life_ms;
+	struct hfi_fabric_config cfg;
 	uint64_t total_size;
 	uint64_t nonce;
 	uint32_t persistent;
 	uint32_t unlinked;
 	_Atomic uint32_t ready;
-	uint32_t npkeys;
-	uint16_t pkeys[HFI_PKEY_TABLE_SIZE];
 	pthread_mutex_t lock;
 	_Atomic uint32_t lids[HFI_FABRIC_MAX_PORTS];	/* LID of active port i, 0 if none */
 	struct fab_proc procs[FAB_MAX_PROCS];
@@ -190,6 +185,10 @@ uint64_t fab_route(struct hfi_fabric *fab, int src_slot, uint32_t dlid);
  */
 void fab_push_data(struct hfi_fabric *fab, int src_slot, uint64_t *targets,
 		   const uint8_t *pkt, uint32_t len, bool injected);
+
+/* Claim a cell of a port's inbound packet ring (NULL: full), fill it, commit it. */
+struct fab_cell *fab_data_claim(struct hfi_fabric *fab, int slot, uint64_t *pos);
+void fab_data_commit(struct hfi_fabric *fab, struct fab_cell *c, uint64_t pos);
 
 /* Oldest complete inbound packet of a port, or NULL; skips cells of dead writers. */
 struct fab_cell *fab_data_peek(struct hfi_fabric *fab, int slot, uint64_t *pos);

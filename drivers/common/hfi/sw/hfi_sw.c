@@ -17,14 +17,12 @@
  */
 
 #include <errno.h>
-#include <poll.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "hfi_16b.h"
 #include "hfi_fabric_priv.h"
@@ -79,7 +77,7 @@ struct sw_ctxt {
 	_Atomic uint32_t fault_overflow;
 	/* delivery state: under the port's drain lock */
 	atomic_bool enabled;
-	uint8_t *hdrq;
+	uint64_t *hdrq;
 	uint32_t cnt;
 	uint32_t entsize;			/* bytes */
 	uint32_t hdr_bytes;			/* header bytes copied into an entry */
@@ -228,7 +226,11 @@ sdma_write_ctrl(struct hfi_sw *sw, struct sw_sdma *e, uint64_t val)
 				    (status & SEND_DMA_STATUS_ENG_CLEANED_UP)))
 			sdma_start(sw, e);
 	} else {
+		/* Disabled: the rings may be freed now, forget them. */
 		e->running = false;
+		e->pending = false;
+		e->ring = NULL;
+		e->head_wb = NULL;
 		atomic_store(&e->armed, false);
 	}
 }
@@ -411,7 +413,7 @@ sdma_retry(struct hfi_sw *sw, struct sw_sdma *e)
 	uint64_t waited = fab_now_ns() - e->pend_since;
 	uint32_t len = e->pend_len - PBC_SIZE;
 
-	if (waited >= (uint64_t)sw->fab->hdr->hoq_life_ms * 1000000u) {
+	if (waited >= (uint64_t)sw->fab->hdr->cfg.hoq_life_ms * 1000000u) {
 		while (e->pend_targets != 0) {
 			int i = __builtin_ctzll(e->pend_targets);
 
@@ -588,7 +590,7 @@ rx_deliver(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len)
 	uint64_t err = 0, entry, rhf, flags;
 	struct sw_ctxt *cx;
 	unsigned int ctxt;
-	uint8_t *ent;
+	uint64_t *ent;
 	void *buf;
 
 	if (atomic_load_explicit(&port->link, memory_order_relaxed) != HFI_LINK_UP)
@@ -641,13 +643,13 @@ rx_deliver(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len)
 
 	/* The whole packet at the start of the eager buffer, its header in the entry. */
 	memcpy(buf, pkt, len);
-	ent = cx->hdrq + (size_t)cx->tail * cx->entsize;
+	ent = cx->hdrq + (size_t)cx->tail * (cx->entsize / 8);
 	memcpy(ent, pkt, len < cx->hdr_bytes ? len : cx->hdr_bytes);
 	rhf = (uint64_t)(len / 4) |
 	      ((uint64_t)RHF_RCV_TYPE_BYPASS << RHF_RCV_TYPE_SHIFT) | RHF_USE_EGR_BFR |
 	      ((uint64_t)cx->egr_tail << RHF_EGR_INDEX_SHIFT) |
 	      ((uint64_t)cx->seq << RHF_SEQ_SHIFT) | err;
-	__atomic_store_n((uint64_t *)(ent + cx->entsize - 8), rhf, __ATOMIC_RELEASE);
+	__atomic_store_n(ent + cx->entsize / 8 - 1, rhf, __ATOMIC_RELEASE);
 	cx->tail = next;
 	cx->egr_tail = enext;
 	cx->seq = cx->seq == RHF_MAX_SEQ ? 1 : cx->seq + 1;
