@@ -237,21 +237,14 @@ report(struct vema_em *e)
 	return n == 0 || bad != 0 ? EM_EXIT_NOT_FORWARDING : 0;
 }
 
+/* The main loop; the signals are blocked except while it waits in ppoll(). */
 static int
-run(struct em_cli *cli, struct opa_vnic_em *em, struct vema_em_config *cfg)
+run(struct em_cli *cli, struct opa_vnic_em *em, struct vema_em_config *cfg,
+    const sigset_t *unblocked)
 {
 	struct vema_em *e = opa_vnic_em_engine(em);
-	sigset_t block, unblocked;
 	struct pollfd pfd = { .fd = opa_vnic_em_fd(em), .events = POLLIN };
 
-	sigemptyset(&block);
-	sigaddset(&block, SIGHUP);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigprocmask(SIG_BLOCK, &block, &unblocked);
-	sigdelset(&unblocked, SIGHUP);
-	sigdelset(&unblocked, SIGINT);
-	sigdelset(&unblocked, SIGTERM);
 	for (;;) {
 		struct timespec ts, now_ts;
 		uint64_t next, now;
@@ -280,7 +273,7 @@ run(struct em_cli *cli, struct opa_vnic_em *em, struct vema_em_config *cfg)
 			next = 1000000000ull;
 		ts.tv_sec = (time_t)(next / 1000000000ull);
 		ts.tv_nsec = (long)(next % 1000000000ull);
-		ppoll(&pfd, 1, &ts, &unblocked);
+		ppoll(&pfd, 1, &ts, unblocked);
 	}
 }
 
@@ -292,6 +285,7 @@ cmd_em(int argc, char **argv)
 	struct opa_vnic_em_params p;
 	struct vema_em_config *cfg;
 	struct sigaction sa = { .sa_handler = on_signal };
+	sigset_t block, unblocked;
 	struct opa_vnic_em *em;
 	struct vema_em_stats st;
 	char err[256];
@@ -304,6 +298,18 @@ cmd_em(int argc, char **argv)
 		return rc < 0 ? EM_EXIT_USAGE : 0;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &cli.t0);
+	/* Blocked before any thread starts: only the main loop's ppoll() takes them. */
+	sigemptyset(&block);
+	sigaddset(&block, SIGHUP);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &unblocked);
+	sigdelset(&unblocked, SIGHUP);
+	sigdelset(&unblocked, SIGINT);
+	sigdelset(&unblocked, SIGTERM);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 	cfg = malloc(sizeof(*cfg));
 	if (cfg == NULL)
 		return EM_EXIT_REJECTED;
@@ -343,14 +349,12 @@ cmd_em(int argc, char **argv)
 	       cfg->n_vesw == 1 ? "" : "es", cfg->n_members, cfg->n_members == 1 ? "" : "s",
 	       cli.config == NULL ? " (discovery)" : "", cli.interval);
 	fflush(stdout);
-	sigaction(SIGHUP, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	rc = run(&cli, em, cfg);
+	rc = run(&cli, em, cfg, &unblocked);
 	vema_em_get_stats(opa_vnic_em_engine(em), &st);
-	printf("[%9.3f] %u member%s, %u forwarding; %llu MADs sent, %llu retries, %llu timeouts, "
-	       "%llu traps, %llu tables pushed\n", elapsed(&cli), st.members,
+	printf("[%9.3f] %u member%s, %u forwarding; %llu MADs sent (%llu Sets), %llu retries, "
+	       "%llu timeouts, %llu traps, %llu tables pushed\n", elapsed(&cli), st.members,
 	       st.members == 1 ? "" : "s", st.forwarding, (unsigned long long)st.mads_sent,
+	       (unsigned long long)(st.cpi_sets + st.vpi_sets + st.mac_sets + st.deletes),
 	       (unsigned long long)st.retries, (unsigned long long)st.timeouts,
 	       (unsigned long long)st.traps, (unsigned long long)st.tables_pushed);
 	opa_vnic_em_close(em);

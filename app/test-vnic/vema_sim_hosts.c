@@ -18,6 +18,8 @@
 #include "vema_sw_backend.h"
 
 struct sim_host {
+	struct vema_sim_hosts *sh;
+	unsigned int index;
 	struct hfi_dev *dev;
 	struct opa_vnic_mad_transport mt;
 	struct vema_sw_backend b;
@@ -43,6 +45,15 @@ wake(struct vema_sim_hosts *sh)
 	(void)!write(sh->wake_fd, &(uint64_t){ 1 }, sizeof(uint64_t));
 }
 
+static void
+host_oper(void *arg, uint8_t vport, bool forwarding)
+{
+	struct sim_host *h = arg;
+
+	if (h->sh->p.on_oper != NULL)
+		h->sh->p.on_oper(h->sh->p.oper_arg, h->index, vport, forwarding);
+}
+
 /* A fresh agent (start, or a driver reload) with the vports the host always has. */
 static int
 host_agent(struct vema_sim_hosts *sh, struct sim_host *h)
@@ -53,6 +64,8 @@ host_agent(struct vema_sim_hosts *sh, struct sim_host *h)
 	rc = vema_sw_backend_create_on(&h->b, 1, &h->mt.t, NULL, 0);
 	if (rc < 0)
 		return rc;
+	h->b.on_oper = host_oper;
+	h->b.oper_arg = h;
 	for (v = 0; v < VEMA_MAX_VPORTS; v++) {
 		h->b.uc[v].macs = (const uint8_t (*)[6])h->uc[v];
 		h->b.uc[v].n = h->n_uc[v];
@@ -168,6 +181,8 @@ vema_sim_start(const struct vema_sim_params *p, struct vema_sim_hosts **out, cha
 			break;
 		}
 		sh->hosts[i] = h;
+		h->sh = sh;
+		h->index = i;
 		if (p->sample_macs)
 			for (v = 0; v < p->n_vports; v++) {
 				const uint8_t mac[6] = { 0x00, 0x00, 0x5e, 0x00, 0x53,

@@ -31,6 +31,9 @@ struct vema_sim_params {
 	unsigned int n_vports;		/* vports 0..n_vports-1 exist on each host from the start */
 	/* Give vport v of host h the unicast address 00:00:5e:00:53:(16h + v). */
 	bool sample_macs;
+	/* Optional: a vport's operational state changed (called from the hosts' thread). */
+	void (*on_oper)(void *arg, unsigned int host, uint8_t vport, bool forwarding);
+	void *oper_arg;
 };
 
 /* Per-host counts of what the agent received from the fabric. */

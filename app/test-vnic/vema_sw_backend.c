@@ -71,12 +71,22 @@ sw_read_macs(void *ctx, uint8_t vport, enum vema_mac_list list, uint32_t start, 
 	return (int)n;
 }
 
+static void
+sw_oper_state(void *ctx, uint8_t vport, bool forwarding)
+{
+	struct vema_sw_backend *b = ctx;
+
+	if (b->on_oper != NULL)
+		b->on_oper(b->oper_arg, vport, forwarding);
+}
+
 static const struct vema_vport_ops sw_vport_ops = {
 	.create = sw_create,
 	.apply_config = sw_apply_config,
 	.apply_mac_table = sw_apply_mac_table,
 	.read_counters = sw_read_counters,
 	.read_macs = sw_read_macs,
+	.oper_state = sw_oper_state,
 };
 
 static int

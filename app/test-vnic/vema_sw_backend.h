@@ -42,6 +42,9 @@ struct vema_sw_backend {
 	struct vema_transport transport;	/* trap capture */
 	vema_sw_trap_cb on_trap;	/* optional */
 	void *trap_arg;
+	/* optional: a vport's VEMA operational state changed (FORWARDING or not) */
+	void (*on_oper)(void *arg, uint8_t vport, bool forwarding);
+	void *oper_arg;
 };
 
 /*
