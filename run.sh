@@ -60,7 +60,7 @@ demo) cmd_demo ;;
 test) cmd_test ;;
 fuzz) shift; cmd_fuzz "$@" ;;
 *)
-	sed -n '4,10p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '4,9p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 	;;
 esac
