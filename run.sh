@@ -6,7 +6,6 @@
 # ./run.sh test       install what is missing, build, run every default test
 # ./run.sh setup      install what is missing and build (no tests)
 # ./run.sh fuzz [S]   run the libFuzzer targets for S seconds each (default 60)
-# ./run.sh bench      benchmarks with side-by-side baselines (ratios, not timings)
 #
 # Build trees: build/ (default), build-asan/ (ASan+UBSan, unit suite), build-fuzz/ (clang).
 set -eu
@@ -55,19 +54,13 @@ cmd_fuzz() {
 	"$OPA_TOP/devtools/fuzz.sh" "$OPA_TOP/build-fuzz" "${1:-60}"
 }
 
-cmd_bench() {
-	opa_setup "$BUILD"
-	"$OPA_TOP/devtools/bench.sh" "$BUILD"
-}
-
 case "${1:-}" in
 setup) cmd_setup ;;
 demo) cmd_demo ;;
 test) cmd_test ;;
 fuzz) shift; cmd_fuzz "$@" ;;
-bench) cmd_bench ;;
 *)
-	sed -n '4,10p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '4,9p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 	;;
 esac

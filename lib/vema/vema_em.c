@@ -2011,7 +2011,12 @@ vema_em_member_get(struct vema_em *em, unsigned int i, struct vema_em_member_inf
 	info->n_mcast = m->mc.n;
 	info->uc_gen = m->uc.gen;
 	info->mc_gen = m->mc.gen;
-	info->table_entries = m->shadow_valid ? m->n_want : 0;
+	if (m->shadow_valid) {
+		unsigned int k;
+
+		for (k = 0; k < VEMA_MAC_TBL_SIZE; k++)
+			info->table_entries += m->shadow[k].dlid_sd != 0;
+	}
 	pthread_mutex_unlock(&em->lock);
 	return 0;
 }
