@@ -346,20 +346,32 @@ reset_work(struct em_member *m)
 	memset(&m->last, 0, sizeof(m->last));
 }
 
+/* Room for n members in em->members. */
+static int
+reserve_members(struct vema_em *em, unsigned int n)
+{
+	unsigned int cap = em->cap_members ? em->cap_members : 16;
+	struct em_member **a;
+
+	if (n <= em->cap_members)
+		return 0;
+	while (cap < n)
+		cap *= 2;
+	a = realloc(em->members, cap * sizeof(*a));
+	if (a == NULL)
+		return -ENOMEM;
+	em->members = a;
+	em->cap_members = cap;
+	return 0;
+}
+
 static struct em_member *
 add_member(struct vema_em *em, const struct vema_em_member *conf, int vesw)
 {
 	struct em_member *m;
 
-	if (em->n_members == em->cap_members) {
-		unsigned int cap = em->cap_members ? em->cap_members * 2 : 16;
-		struct em_member **a = realloc(em->members, cap * sizeof(*a));
-
-		if (a == NULL)
-			return NULL;
-		em->members = a;
-		em->cap_members = cap;
-	}
+	if (reserve_members(em, em->n_members + 1) < 0)
+		return NULL;
 	m = calloc(1, sizeof(*m));
 	if (m == NULL)
 		return NULL;
@@ -1737,8 +1749,10 @@ vema_em_reload(struct vema_em *em, const struct vema_em_config *cfg, char *err, 
 	if (vema_em_config_check(cfg, err, errlen) < 0)
 		return -EINVAL;
 	pthread_mutex_lock(&em->lock);
+	/* Kept, new and deleting members together: at most the old ones plus the new list. */
 	old = malloc((em->n_members ? em->n_members : 1) * sizeof(*old));
-	if (old == NULL) {
+	if (old == NULL || reserve_members(em, em->n_members + cfg->n_members) < 0) {
+		free(old);
 		pthread_mutex_unlock(&em->lock);
 		return -ENOMEM;
 	}
@@ -1785,7 +1799,8 @@ vema_em_reload(struct vema_em *em, const struct vema_em_config *cfg, char *err, 
 
 		if (m == NULL)
 			continue;
-		if (m->port == NULL || m->port->absent) {
+		/* Nothing to delete where the EM never wrote or cannot reach. */
+		if (m->port == NULL || m->port->absent || m->conflict) {
 			free_member(m);
 			continue;
 		}

@@ -982,6 +982,56 @@ test_reload_delete(void **state)
 	vema_em_destroy(em);
 }
 
+/* Every member replaced at once: more members alive during the reload than ever before. */
+static void
+test_reload_replace_all(void **state)
+{
+	struct vema_em_config *c = &F.cfg;
+	struct vema_veswport_info info;
+	struct vema_em_stats st;
+	struct vema_em *em = NULL;
+	unsigned int round, h, k, mark = 0;
+	char err[200];
+
+	(void)state;
+	for (round = 0; round < 2; round++) {
+		vema_em_config_init(c);
+		for (k = 1; k <= 7; k++) {
+			struct vema_em_vesw v;
+
+			vema_em_vesw_init(&v, (uint16_t)(k + 10 * round));
+			assert_int_equal(vema_em_config_add_vesw(c, &v, NULL, 0), 0);
+			for (h = 0; h < 3; h++) {
+				struct vema_em_member m = { .vesw_id = v.vesw_id,
+							    .vport = (uint8_t)(k + 10 * round) };
+
+				snprintf(m.hfi, sizeof(m.hfi), "sw%u", h);
+				assert_int_equal(vema_em_config_add_member(c, &m, NULL, 0), 0);
+			}
+		}
+		if (round == 0) {
+			em = engine(c);
+		} else {
+			mark = F.n_log;
+			assert_int_equal(vema_em_reload(em, c, err, sizeof(err)), 0);
+			assert_int_equal(vema_em_member_count(em), 42);
+		}
+		converge(em);
+	}
+	assert_int_equal(vema_em_member_count(em), 21);
+	assert_int_equal(count_log(mark, 0, VEMA_METHOD_SET, VEMA_ATTR_DELETE_VESW), 21);
+	assert_int_equal(count_log(mark, 0, VEMA_METHOD_SET, VEMA_ATTR_VESWPORT_INFO), 21);
+	vema_em_get_stats(em, &st);
+	assert_int_equal(st.forwarding, 21);
+	for (h = 0; h < 3; h++) {
+		assert_int_equal(vema_agent_vport_info(F.h[h].b.agent, 1, &info), 0);
+		assert_int_equal(info.vesw.vesw_id, 0);
+		assert_int_equal(vema_agent_vport_info(F.h[h].b.agent, 11, &info), 0);
+		assert_int_equal(info.vesw.vesw_id, 11);
+	}
+	vema_em_destroy(em);
+}
+
 static void
 test_idempotent_restart(void **state)
 {
@@ -1116,6 +1166,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_traps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timeouts_and_retries, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_delete, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reload_replace_all, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idempotent_restart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_discovery, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unresolved_and_create_errors, setup,
