@@ -48,14 +48,16 @@ static void
 usage(FILE *out)
 {
 	fprintf(out,
-		"usage: dpdk-test-vnic em [--fabric SPEC] [--config FILE] [--lid LID] [--name NAME]\n"
-		"                         [--interval SECONDS] [--once] [--verbose] [--sim-hosts N]\n"
+		"usage: dpdk-test-vnic em [--fabric SPEC] [--config FILE] [--lid LID]\n"
+		"                         [--name NAME] [--interval SECONDS] [--once]\n"
+		"                         [--verbose] [--sim-hosts N]\n"
 		"\n"
 		"The Ethernet Manager simulator: join a software fabric as a management\n"
 		"endpoint and configure the VNIC vports of its hosts through VEMA.\n"
 		"  --fabric SPEC       fabric to join: \"\" (default in-process), NAME, shm:NAME\n"
-		"  --config FILE       vswitches and members (doc/em.md); default: one vesw (id 1)\n"
-		"                      holding every vport found in indices 0..15 of every host\n"
+		"  --config FILE       vswitches and members (doc/em.md); default: one vesw\n"
+		"                      (id 1) holding every vport found in indices 0..15 of\n"
+		"                      every host\n"
 		"  --lid LID           the EM's LID (default: em_lid of FILE, else assigned)\n"
 		"  --name NAME         the EM's HFI name (default %s)\n"
 		"  --interval SECONDS  re-poll period, 0.01..3600 (default %.1f)\n"

@@ -32,15 +32,16 @@ usage(FILE *out)
 	fprintf(out,
 		"usage: dpdk-test-vnic vema-hosts [--fabric SPEC] [--hosts N] [--vports V]\n"
 		"\n"
-		"Simulated VNIC hosts for the EM: N software HFIs sw0..sw(N-1) on the fabric, each\n"
-		"with a VEMA agent over software vports 0..V-1 (they exist from the start, open as\n"
-		"soon as the EM gives them a vesw id; vport v of host h has the unicast address\n"
-		"00:00:5e:00:53:(16h+v)). Prints one line when a vport goes up or down; SIGINT or\n"
-		"SIGTERM stops it and prints what each host received.\n"
+		"Simulated VNIC hosts for the EM: N software HFIs sw0..sw(N-1) on the fabric,\n"
+		"each with a VEMA agent over software vports 0..V-1 (they exist from the start,\n"
+		"open as soon as the EM gives them a vesw id; vport v of host h has the unicast\n"
+		"address 00:00:5e:00:53:(16h+v)). Prints one line when a vport goes up or down;\n"
+		"SIGINT or SIGTERM stops it and prints what each host received.\n"
 		"  --fabric SPEC  \"\" (default in-process), NAME, shm:NAME (default \"\")\n"
 		"  --hosts N      1..%u (default 1)\n"
 		"  --vports V     1..16 per host (default 1)\n"
-		"Exit status: 0 stopped by a signal, 1 the hosts could not start, 2 bad command line.\n",
+		"Exit status: 0 stopped by a signal, 1 the hosts could not start, 2 bad command\n"
+		"line.\n",
 		VEMA_SIM_MAX_HOSTS);
 }
 

@@ -578,7 +578,7 @@ mac_routes_by_lid(const uint8_t *mac, uint32_t lid)
  * table and digest); a MAC claimed twice goes to the lower LID.
  */
 static int
-build_table(const struct vema_em *em, const struct em_member *m)
+build_table(const struct vema_em *em, struct em_member *m)
 {
 	struct cand *c;
 	unsigned int i, j, n = 0, total = 0, out = 0;
@@ -617,8 +617,8 @@ build_table(const struct vema_em *em, const struct em_member *m)
 		out++;
 	}
 	free(c);
-	((struct em_member *)m)->n_want = out;
-	((struct em_member *)m)->want_digest = vema_em_table_digest(m->want, VEMA_MAC_TBL_SIZE);
+	m->n_want = out;
+	m->want_digest = vema_em_table_digest(m->want, VEMA_MAC_TBL_SIZE);
 	return 0;
 }
 

@@ -761,8 +761,8 @@ finish(struct parser *p)
 			has_member |= p->cfg->members[j].vesw_id == v->vesw_id;
 		if (!has_member && !v->discover) {
 			p->line = p->vesw_line[i];
-			perr(p, "vesw %u has no member: add 'member = HFI:VPORT' (or 'lid LID:VPORT') "
-			     "or 'discover = FIRST-LAST'", v->vesw_id);
+			perr(p, "vesw %u has no member: add 'member = HFI:VPORT' "
+			     "(or 'lid LID:VPORT') or 'discover = FIRST-LAST'", v->vesw_id);
 		}
 	}
 	if (p->cfg->n_vesw == 0) {

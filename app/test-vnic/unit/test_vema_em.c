@@ -456,15 +456,17 @@ used_slots(const struct vema_mac_entry *slots)
 
 /* ---- the arithmetic ---- */
 
+/* cs_gen_lmac(fabric 0x301, lid 0x05, vesw 0x02) in the FM's unit test. */
+static const uint8_t la_vector[6] = { 0x06, 0x2c, 0x00, 0x05, 0x00, 0x00 };
+
 static void
 test_la_mac(void **state)
 {
 	uint8_t mac[6];
 
 	(void)state;
-	/* The FM unit test's vector: cs_gen_lmac(fabric 0x301, lid 0x05, vesw 0x02). */
 	vema_em_la_mac(0x301, 2, 5, mac);
-	assert_memory_equal(mac, ((uint8_t[6]){ 0x06, 0x2c, 0x00, 0x05, 0x00, 0x00 }), 6);
+	assert_memory_equal(mac, la_vector, 6);
 	/* All bits of every field land where em-notes §3.3 puts them. */
 	vema_em_la_mac(0x3ff, 0xfff, 0xabcdef, mac);
 	assert_memory_equal(mac, ((uint8_t[6]){ 0xfe, 0xff, 0xff, 0xef, 0xcd, 0xab }), 6);
@@ -561,10 +563,9 @@ test_sequence_and_fields(void **state)
 		assert_int_equal(info.vport.non_vlan_vl_mc, 2);
 		/* Base MAC: fabric 0x301, vesw 2, the LID (LID 5: the FM test vector). */
 		if (lid == 5)
-			assert_memory_equal(info.vport.base_mac_addr,
-					    ((uint8_t[6]){ 0x06, 0x2c, 0x00, 0x05, 0x00, 0x00 }), 6);
+			assert_memory_equal(info.vport.base_mac_addr, la_vector, 6);
 		assert_memory_equal(info.vport.base_mac_addr,
-				    ((uint8_t[6]){ 0x06, 0x2c, 0x00, (uint8_t)lid, 0x00, 0x00 }), 6);
+				    ((uint8_t[6]){ 0x06, 0x2c, 0, (uint8_t)lid, 0, 0 }), 6);
 		assert_memory_equal(F.h[i].b.dev_addr[0], info.vport.base_mac_addr, 6);
 		table_of(i, slots, &digest);
 		assert_int_equal(info.vport.mac_tbl_digest, digest);
@@ -576,15 +577,16 @@ test_sequence_and_fields(void **state)
 	}
 	/* ClassPortInfo: trap LID = the EM's, trap SL in bits 7..3. */
 	{
-		uint8_t req[VEMA_MAD_SIZE] = { 0x80, 0x34, 0x80, VEMA_METHOD_GET }, resp[VEMA_MAD_SIZE];
+		uint8_t req[VEMA_MAD_SIZE] = { 0x80, 0x34, 0x80, VEMA_METHOD_GET };
+		uint8_t resp[VEMA_MAD_SIZE];
 		struct vema_mad_addr self = { .lid = EM_LID }, to;
 		struct vema_class_port_info cpi;
 
 		vema_put_be16(req + VEMA_MAD_OFF_ATTR_ID, VEMA_ATTR_CLASS_PORT_INFO);
 		req[38] = 0x06;
 		req[39] = 0x6a;
-		assert_int_equal(vema_agent_handle_mad(F.h[2].b.agent, &self, req, sizeof(req), resp,
-						       &to), VEMA_MAD_SIZE);
+		assert_int_equal(vema_agent_handle_mad(F.h[2].b.agent, &self, req, sizeof(req),
+						       resp, &to), VEMA_MAD_SIZE);
 		vema_decode(&vema_layout_class_port_info, resp + VEMA_MAD_HDR_SIZE, &cpi);
 		assert_int_equal(cpi.trap_lid, EM_LID);
 		assert_int_equal(cpi.trap_sl_rsvd >> 3, 5);

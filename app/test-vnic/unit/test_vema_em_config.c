@@ -143,7 +143,8 @@ test_errors(void **state)
 		     "t.conf:3: pkey 0x8000 out of range: 0x0001..0xffff with a non-zero base");
 	expect_error("[vesw 1]\nmember = sw0:0\neth_mtu = 67\n",
 		     "t.conf:3: eth_mtu 67 out of range: 68..10240");
-	expect_error("[vesw 1]\nmember = sw0:0\nfabric_id = 1024\n", "fabric_id 1024 out of range: 0..1023");
+	expect_error("[vesw 1]\nmember = sw0:0\nfabric_id = 1024\n",
+		     "fabric_id 1024 out of range: 0..1023");
 	expect_error("[vesw 1]\nmember = sw0:0\nrc = 0x8\n", "rc 0x8 out of range: 3-bit fields");
 	expect_error("[vesw 1]\nmember = sw0:0\npcp_to_sc_uc = 1 2 3\n",
 		     "t.conf:3: pcp_to_sc_uc: expected 8 values (8 SCs, each 0..31), got 3");
