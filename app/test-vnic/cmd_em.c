@@ -205,13 +205,17 @@ reload(struct em_cli *cli, struct vema_em *e, struct vema_em_config *cfg)
 	char err[200];
 
 	if (cli->config == NULL) {
-		on_note(cli, VEMA_EM_NOTE_STATE,
-			"SIGHUP: no --config, nothing to reload");
+		on_note(cli, VEMA_EM_NOTE_STATE, "SIGHUP: no --config, nothing to reload");
 		return;
 	}
-	if (load_config(cli, cfg) < 0 || vema_em_reload(e, cfg, err, sizeof(err)) < 0) {
+	if (load_config(cli, cfg) < 0) {
 		on_note(cli, VEMA_EM_NOTE_STATE,
 			"SIGHUP: configuration rejected, the running one is kept");
+		return;
+	}
+	if (vema_em_reload(e, cfg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "em: %s\n", err);
+		on_note(cli, VEMA_EM_NOTE_STATE, "SIGHUP: reload failed, the running one is kept");
 		return;
 	}
 	on_note(cli, VEMA_EM_NOTE_STATE, "SIGHUP: configuration reloaded");
