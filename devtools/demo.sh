@@ -65,4 +65,10 @@ for f in "001122334455 MAC table entry: DLID 5" "ffffffffffff broadcast: the mul
 		"$(echo "0 ${f%% *}0200000000010800" | "$tool" encap --config "$work/vport.conf")"
 done
 echo
+echo "== em: the EM simulator configures 3 simulated hosts (doc/em-example.conf)"
+status=0
+"$tool" em --config "$top/doc/em-example.conf" --sim-hosts 3 --once >"$work/em.out" 2>&1 || status=$?
+sed 's/^/   /' "$work/em.out"
+[ $status = 0 ] || { echo "   FAILED: not every vport is FORWARDING (exit status $status)"; exit 1; }
+echo
 echo "demo: done"

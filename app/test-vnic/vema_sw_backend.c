@@ -52,12 +52,32 @@ sw_read_macs(void *ctx, uint8_t vport, enum vema_mac_list list, uint32_t start, 
 	     uint8_t (*macs)[6], uint32_t *total)
 {
 	struct vema_sw_backend *b = ctx;
+	const struct vema_sw_addrs *l;
+	uint32_t n;
 
-	*total = list == VEMA_MACS_DEV ? 1 : 0;
-	if (start >= *total || max == 0)
+	if (list == VEMA_MACS_DEV) {
+		*total = 1;
+		if (start >= *total || max == 0)
+			return 0;
+		memcpy(macs[0], b->dev_addr[vport], 6);
+		return 1;
+	}
+	l = list == VEMA_MACS_UC ? &b->uc[vport] : &b->mc[vport];
+	*total = l->n;
+	if (start >= l->n)
 		return 0;
-	memcpy(macs[0], b->dev_addr[vport], 6);
-	return 1;
+	n = l->n - start < max ? l->n - start : max;
+	memcpy(macs, l->macs[start], (size_t)n * 6);
+	return (int)n;
+}
+
+static void
+sw_oper_state(void *ctx, uint8_t vport, bool forwarding)
+{
+	struct vema_sw_backend *b = ctx;
+
+	if (b->on_oper != NULL)
+		b->on_oper(b->oper_arg, vport, forwarding);
 }
 
 static const struct vema_vport_ops sw_vport_ops = {
@@ -66,6 +86,7 @@ static const struct vema_vport_ops sw_vport_ops = {
 	.apply_mac_table = sw_apply_mac_table,
 	.read_counters = sw_read_counters,
 	.read_macs = sw_read_macs,
+	.oper_state = sw_oper_state,
 };
 
 static int
@@ -113,11 +134,19 @@ int
 vema_sw_backend_create(struct vema_sw_backend *b, uint8_t port_num, const uint32_t *em_lids,
 		       unsigned int n_em_lids)
 {
+	return vema_sw_backend_create_on(b, port_num, NULL, em_lids, n_em_lids);
+}
+
+int
+vema_sw_backend_create_on(struct vema_sw_backend *b, uint8_t port_num,
+			  const struct vema_transport *transport, const uint32_t *em_lids,
+			  unsigned int n_em_lids)
+{
 	struct vema_agent_conf conf = {
 		.port_num = port_num,
 		.ops = &sw_vport_ops,
 		.ops_ctx = b,
-		.transport = &b->transport,
+		.transport = transport != NULL ? transport : &b->transport,
 		.clock_ns = sw_clock,
 		.clock_ctx = b,
 		.em_lids = em_lids,
@@ -135,4 +164,40 @@ vema_sw_backend_destroy(struct vema_sw_backend *b)
 {
 	vema_agent_destroy(b->agent);
 	b->agent = NULL;
+}
+
+int
+vema_sw_backend_mac_table(struct vema_sw_backend *b, uint8_t vport, struct vema_mac_entry *slots,
+			  uint32_t *digest)
+{
+	static const struct vema_mad_addr self = { .lid = 1, .qpn = 1, .qkey = VEMA_GSI_QKEY };
+	uint8_t req[VEMA_MAD_SIZE] = { 0 }, resp[VEMA_MAD_SIZE];
+	const uint8_t *d = resp + VEMA_MAD_HDR_SIZE;
+	struct vema_mad_addr to;
+	unsigned int off, i;
+
+	req[0] = VEMA_BASE_VERSION;
+	req[1] = VEMA_MGMT_CLASS;
+	req[2] = VEMA_CLASS_VERSION;
+	req[VEMA_MAD_OFF_METHOD] = VEMA_METHOD_GET;
+	vema_put_be16(req + VEMA_MAD_OFF_ATTR_ID, VEMA_ATTR_MAC_ENTRIES);
+	vema_put_be32(req + VEMA_MAD_OFF_ATTR_MOD, vport);
+	req[VEMA_MAD_OFF_OUI + 1] = 0x06;
+	req[VEMA_MAD_OFF_OUI + 2] = 0x6a;
+	for (off = 0; off < VEMA_MAC_TBL_SIZE; off += VEMA_MAC_ENTRIES_MAX) {
+		unsigned int num = VEMA_MAC_TBL_SIZE - off < VEMA_MAC_ENTRIES_MAX ?
+				   VEMA_MAC_TBL_SIZE - off : VEMA_MAC_ENTRIES_MAX;
+
+		vema_put_be16(req + VEMA_MAD_HDR_SIZE, (uint16_t)off);
+		vema_put_be16(req + VEMA_MAD_HDR_SIZE + 2, (uint16_t)num);
+		if (vema_agent_handle_mad(b->agent, &self, req, sizeof(req), resp, &to) <= 0 ||
+		    vema_get_be16(resp + VEMA_MAD_OFF_STATUS) != VEMA_STATUS_OK)
+			return -ENOENT;
+		*digest = vema_get_be32(d + 4);
+		for (i = 0; i < num; i++)
+			vema_decode(&vema_layout_mac_entry,
+				    d + VEMA_MACTBL_HDR_SIZE + i * VEMA_MAC_ENTRY_SIZE,
+				    &slots[off + i]);
+	}
+	return 0;
 }

@@ -434,6 +434,20 @@ create_vport(struct vema_agent *a, uint8_t idx)
 	return vp;
 }
 
+int
+vema_agent_vport_add(struct vema_agent *a, uint8_t idx)
+{
+	struct vema_vport *vp;
+
+	if (a->vports[idx] != NULL)
+		return -EEXIST;
+	vp = create_vport(a, idx);
+	if (vp == NULL)
+		return -ENOMEM;
+	process_config(a, idx, vp);
+	return 0;
+}
+
 static void
 release_mac_table(struct vema_agent *a, uint8_t idx, struct vema_vport *vp)
 {

@@ -262,6 +262,16 @@ int vema_agent_handle_mad(struct vema_agent *agent, const struct vema_mad_addr *
  */
 int vema_agent_poll(struct vema_agent *agent, unsigned int budget);
 
+/*
+ * Make vport 'vport' exist before the EM configures it, as the out-of-tree
+ * driver's debugfs add_vport did: ops->create is called, the vport takes the
+ * power-on values (apply_config runs) and from then on a Get VeswPortInfo
+ * answers eth_link_status DOWN instead of the missing-vport answer (0), which
+ * is how an EM discovers it. Control thread only. 0, -EEXIST, or -ENOMEM when
+ * the vport cannot be created (no memory, ops->create failed).
+ */
+int vema_agent_vport_add(struct vema_agent *agent, uint8_t vport);
+
 /* Apply what the application did to a vport. Control thread only; -ENOENT if no vport. */
 int vema_agent_vport_event(struct vema_agent *agent, uint8_t vport, enum vema_vport_event ev);
 

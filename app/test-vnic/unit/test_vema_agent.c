@@ -602,6 +602,38 @@ test_vpi_create_fails(void **state)
 	assert_pod(r, VEMA_LINK_UNKNOWN);
 }
 
+/* A vport made to exist before the EM (debugfs add_vport): Get shows it, link DOWN. */
+static void
+test_vport_add(void **state)
+{
+	struct tb *t = *state;
+	struct vema_veswport_info v;
+	uint8_t r[VEMA_MAD_SIZE];
+
+	assert_int_equal(vema_agent_vport_add(t->agent, 7), 0);
+	assert_int_equal(t->n_create, 1);
+	assert_int_equal(t->n_config, 1);	/* the power-on values applied */
+	assert_int_equal(t->last_info.vesw.eth_mtu, 1500);
+	assert_int_equal(vema_agent_vport_add(t->agent, 7), -EEXIST);
+	assert_int_equal(mad(t, VEMA_METHOD_GET, VEMA_ATTR_VESWPORT_INFO, 7, NULL, 0, r),
+			 VEMA_STATUS_OK);
+	assert_pod(r, VEMA_LINK_DOWN);
+	/* It is a vport: the interface lists answer, and a Set does not create it again. */
+	assert_int_equal(mad(t, VEMA_METHOD_GET, VEMA_ATTR_IFACE_UCAST_MACS, 7, NULL, 0, r),
+			 VEMA_STATUS_OK);
+	vpi_fill(&v, 5, VEMA_STATE_FORWARDING);
+	assert_int_equal(set_vpi(t, 7, &v, r), VEMA_STATUS_OK);
+	assert_int_equal(t->n_create, 1);
+	/* No trap for it (not an application event). */
+	assert_int_equal(t->n_traps, 0);
+	/* ops->create refusing: -ENOMEM, nothing created. */
+	t->create_ret = -EIO;
+	assert_int_equal(vema_agent_vport_add(t->agent, 8), -ENOMEM);
+	assert_int_equal(mad(t, VEMA_METHOD_GET, VEMA_ATTR_VESWPORT_INFO, 8, NULL, 0, r),
+			 VEMA_STATUS_OK);
+	assert_pod(r, VEMA_LINK_UNKNOWN);
+}
+
 /* oper_state/eth_link_status: FORWARDING/UP only when config_state is 3 and the port is open. */
 static void
 test_vpi_state_machine(void **state)
@@ -1543,6 +1575,7 @@ main(void)
 		cmocka_unit_test(test_config_issues),
 		cmocka_unit_test(test_mac_entry_usable),
 		cmocka_unit_test_setup_teardown(test_vpi_create_fails, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_vport_add, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vpi_state_machine, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vpi_base_mac_change, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reentry_refused, setup, teardown),

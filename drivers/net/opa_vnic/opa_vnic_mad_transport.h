@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 dpdk-opa-vnic authors
+ */
+
+#ifndef OPA_VNIC_MAD_TRANSPORT_H
+#define OPA_VNIC_MAD_TRANSPORT_H
+
+/*
+ * The VEMA transport (lib/vema/vema_transport.h) over the software
+ * fabric's MAD channel of an HFI (hfi_mad.h): what a VEMA agent on a host
+ * HFI or the EM on a management HFI sends and receives. Pure C, no EAL.
+ */
+
+#include "hfi_dev.h"
+#include "vema_transport.h"
+
+struct opa_vnic_mad_transport {
+	struct vema_transport t;	/* hand &mt->t to vema_agent_conf or vema_em_params */
+	struct hfi_dev *dev;		/* not owned */
+};
+
+/* Bind mt to dev's MAD channel (dev stays open for as long as mt is used). */
+void opa_vnic_mad_transport_init(struct opa_vnic_mad_transport *mt, struct hfi_dev *dev);
+
+#endif /* OPA_VNIC_MAD_TRANSPORT_H */
