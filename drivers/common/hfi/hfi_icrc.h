@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 dpdk-opa-vnic authors
+ */
+
+#ifndef HFI_ICRC_H
+#define HFI_ICRC_H
+
+/*
+ * The ICRC of 16B packets as this project defines it (the real OPA ICRC is
+ * not public; DESIGN §3, doc/guides/software_hfi.md): CRC-32 with the IEEE
+ * 802.3 polynomial, reflected, initial value and final XOR 0xffffffff (the
+ * zlib/Ethernet crc32), computed over every packet byte before the ICRC slot.
+ * The slot is the 4 bytes before the tail byte (the last byte), stored
+ * little-endian: bytes [len-5, len-1).
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define HFI_CRC32_INIT	UINT32_C(0xffffffff)
+
+/* Continue a CRC over more bytes; start from HFI_CRC32_INIT. */
+uint32_t hfi_crc32_update(uint32_t state, const void *buf, size_t len);
+
+static inline uint32_t
+hfi_crc32_final(uint32_t state)
+{
+	return state ^ UINT32_C(0xffffffff);
+}
+
+/* One-shot CRC-32 (crc32("123456789") == 0xcbf43926). */
+static inline uint32_t
+hfi_crc32(const void *buf, size_t len)
+{
+	return hfi_crc32_final(hfi_crc32_update(HFI_CRC32_INIT, buf, len));
+}
+
+/* Offset of the ICRC slot in a 16B packet of len bytes (len >= 5). */
+static inline size_t
+hfi_icrc_offset(size_t len)
+{
+	return len - 5;
+}
+
+/* The ICRC a packet of len bytes must carry. */
+static inline uint32_t
+hfi_icrc_compute(const void *pkt, size_t len)
+{
+	return hfi_crc32(pkt, hfi_icrc_offset(len));
+}
+
+/* Write the ICRC into the packet's slot. */
+void hfi_icrc_insert(void *pkt, size_t len);
+
+/* 1 if the packet's ICRC slot holds the right value, 0 otherwise. */
+int hfi_icrc_check(const void *pkt, size_t len);
+
+/* Name of the implementation selected at start-up ("slice-by-8", "pclmul"). */
+const char *hfi_crc32_impl(void);
+
+#endif /* HFI_ICRC_H */

@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 dpdk-opa-vnic authors
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hfi_capture.h"
+#include "hfi_dev.h"
+#include "hfi_icrc.h"
+#include "hfi_mad.h"
+
+#define PCAPNG_SHB		UINT32_C(0x0a0d0d0a)
+#define PCAPNG_IDB		UINT32_C(0x00000001)
+#define PCAPNG_EPB		UINT32_C(0x00000006)
+#define PCAPNG_BYTE_ORDER	UINT32_C(0x1a2b3c4d)
+#define PCAPNG_OPT_END		0
+#define PCAPNG_OPT_COMMENT	1
+#define PCAPNG_IF_NAME		2
+#define PCAPNG_IF_TSRESOL	9
+#define PCAPNG_SHB_USERAPPL	4
+
+#define ERF_HDR_LEN		16
+#define ERF_FLAG_VLEN		0x04
+#define OPA_9B_LRH_LEN		8
+#define OPA_BTH_LEN		12
+#define OPA_DETH_LEN		8
+#define OPA_9B_ICRC_LEN		4
+#define OPA_LNH_BTH		2
+#define OPA_UD_SEND_ONLY	0x64
+#define CAPTURE_MAX_PKT		16384	/* a 16B packet (max 16376) or an ERF-wrapped MAD */
+
+struct hfi_capture {
+	FILE *f;
+	uint8_t buf[20 + CAPTURE_MAX_PKT + 4];	/* EPB header + packet + pad */
+};
+
+static size_t
+pad4(size_t n)
+{
+	return (n + 3) & ~(size_t)3;
+}
+
+static size_t
+put_option(uint8_t *p, uint16_t code, const void *val, uint16_t len)
+{
+	memcpy(p, &code, 2);
+	memcpy(p + 2, &len, 2);
+	if (len != 0)
+		memcpy(p + 4, val, len);
+	memset(p + 4 + len, 0, pad4(len) - len);
+	return 4 + pad4(len);
+}
+
+/* Write one block: type, total length, body, total length. */
+static int
+write_block(struct hfi_capture *cap, uint32_t type, const uint8_t *body, size_t body_len)
+{
+	uint32_t total = (uint32_t)(12 + body_len);
+
+	if (fwrite(&type, 4, 1, cap->f) != 1 || fwrite(&total, 4, 1, cap->f) != 1 ||
+	    (body_len && fwrite(body, body_len, 1, cap->f) != 1) ||
+	    fwrite(&total, 4, 1, cap->f) != 1 || fflush(cap->f) != 0)
+		return -EIO;
+	return 0;
+}
+
+static int
+write_idb(struct hfi_capture *cap, uint16_t linktype, const char *name)
+{
+	uint8_t body[128];
+	size_t n = 0;
+	uint16_t reserved = 0;
+	uint32_t snaplen = 0;
+	uint8_t tsresol = 9;	/* nanoseconds */
+
+	memcpy(body + n, &linktype, 2);
+	memcpy(body + n + 2, &reserved, 2);
+	memcpy(body + n + 4, &snaplen, 4);
+	n += 8;
+	n += put_option(body + n, PCAPNG_IF_NAME, name, (uint16_t)strlen(name));
+	n += put_option(body + n, PCAPNG_IF_TSRESOL, &tsresol, 1);
+	n += put_option(body + n, PCAPNG_OPT_END, NULL, 0);
+	return write_block(cap, PCAPNG_IDB, body, n);
+}
+
+int
+hfi_capture_open(const char *path, struct hfi_capture **out)
+{
+	static const char appl[] = "dpdk-opa-vnic software fabric";
+	struct hfi_capture *cap;
+	uint8_t body[128];
+	size_t n = 0;
+	uint32_t magic = PCAPNG_BYTE_ORDER;
+	uint16_t major = 1, minor = 0;
+	int64_t section_len = -1;
+	int rc;
+
+	cap = calloc(1, sizeof(*cap));
+	if (cap == NULL)
+		return hfi_set_error(-ENOMEM, "capture: out of memory");
+	cap->f = fopen(path, "wb");
+	if (cap->f == NULL) {
+		rc = -errno;
+		free(cap);
+		return hfi_set_error(rc, "capture: cannot create %s: %s", path, strerror(-rc));
+	}
+	memcpy(body + n, &magic, 4);
+	memcpy(body + n + 4, &major, 2);
+	memcpy(body + n + 6, &minor, 2);
+	memcpy(body + n + 8, &section_len, 8);
+	n += 16;
+	n += put_option(body + n, PCAPNG_SHB_USERAPPL, appl, (uint16_t)strlen(appl));
+	n += put_option(body + n, PCAPNG_OPT_END, NULL, 0);
+	rc = write_block(cap, PCAPNG_SHB, body, n);
+	if (rc == 0)
+		rc = write_idb(cap, HFI_LINKTYPE_USER0, "opa-16b");
+	if (rc == 0)
+		rc = write_idb(cap, HFI_LINKTYPE_ERF, "opa-mad");
+	if (rc != 0) {
+		fclose(cap->f);
+		free(cap);
+		return hfi_set_error(rc, "capture: cannot write %s", path);
+	}
+	*out = cap;
+	return 0;
+}
+
+int
+hfi_capture_close(struct hfi_capture *cap)
+{
+	int rc = fclose(cap->f) == 0 ? 0 : -EIO;
+
+	free(cap);
+	return rc;
+}
+
+static int
+write_epb(struct hfi_capture *cap, uint32_t ifid, uint32_t caplen)
+{
+	struct timespec ts;
+	uint64_t ns;
+	uint32_t hdr[5];
+	size_t body_len = 20 + pad4(caplen);
+
+	/* The packet bytes are already at buf + 20; fill the EPB header in front. */
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	hdr[0] = ifid;
+	hdr[1] = (uint32_t)(ns >> 32);
+	hdr[2] = (uint32_t)ns;
+	hdr[3] = caplen;
+	hdr[4] = caplen;
+	memcpy(cap->buf, hdr, sizeof(hdr));
+	memset(cap->buf + 20 + caplen, 0, pad4(caplen) - caplen);
+	return write_block(cap, PCAPNG_EPB, cap->buf, body_len);
+}
+
+int
+hfi_capture_16b(struct hfi_capture *cap, const void *pkt, uint32_t len)
+{
+	if (len > CAPTURE_MAX_PKT)
+		return -EINVAL;
+	memcpy(cap->buf + 20, pkt, len);
+	return write_epb(cap, HFI_CAPTURE_IF_16B, len);
+}
+
+static void
+put_be16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static void
+put_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+/*
+ * A MAD as the 9B UD packet that would carry it (LIDs truncated to 16 bits,
+ * as 9B headers have them), behind an ERF header of type OPA 9B.
+ */
+int
+hfi_capture_mad(struct hfi_capture *cap, const struct hfi_capture_mad *a, const void *mad,
+		uint32_t len)
+{
+	uint8_t *erf = cap->buf + 20;
+	uint8_t *lrh = erf + ERF_HDR_LEN;
+	uint8_t *bth = lrh + OPA_9B_LRH_LEN;
+	uint8_t *deth = bth + OPA_BTH_LEN;
+	uint8_t *payload = deth + OPA_DETH_LEN;
+	uint32_t pkt_len = OPA_9B_LRH_LEN + OPA_BTH_LEN + OPA_DETH_LEN + pad4(len) +
+			   OPA_9B_ICRC_LEN;
+	uint32_t icrc;
+	struct timespec ts;
+	uint64_t erf_ts;
+
+	if (len > HFI_MAD_SIZE)
+		return -EINVAL;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	/* ERF timestamp: 32.32 fixed-point seconds, little-endian. */
+	erf_ts = ((uint64_t)ts.tv_sec << 32) |
+		 (uint64_t)(((uint64_t)ts.tv_nsec << 32) / 1000000000u);
+	memcpy(erf, &erf_ts, 8);
+	erf[8] = HFI_ERF_TYPE_OPA_9B;
+	erf[9] = ERF_FLAG_VLEN;
+	put_be16(erf + 10, (uint16_t)(ERF_HDR_LEN + pkt_len));
+	put_be16(erf + 12, 0);
+	put_be16(erf + 14, (uint16_t)pkt_len);
+
+	lrh[0] = a->dest_qpn == 0 ? 0xf0 : 0x00;	/* VL15 for SMPs, else VL0; LVer 0 */
+	lrh[1] = (uint8_t)((a->sl & 0xf) << 4 | OPA_LNH_BTH);
+	put_be16(lrh + 2, (uint16_t)a->dlid);
+	put_be16(lrh + 4, (uint16_t)((pkt_len / 4) & 0x7ff));
+	put_be16(lrh + 6, (uint16_t)a->slid);
+
+	memset(bth, 0, OPA_BTH_LEN);
+	bth[0] = OPA_UD_SEND_ONLY;
+	bth[1] = (uint8_t)(((pad4(len) - len) & 3) << 4);
+	put_be16(bth + 2, a->pkey);
+	put_be32(bth + 4, a->dest_qpn & 0xffffff);
+
+	put_be32(deth, a->qkey);
+	put_be32(deth + 4, a->src_qpn & 0xffffff);
+
+	memcpy(payload, mad, len);
+	memset(payload + len, 0, pad4(len) - len);
+	icrc = hfi_crc32(lrh, pkt_len - OPA_9B_ICRC_LEN);
+	memcpy(payload + pad4(len), &icrc, 4);
+	return write_epb(cap, HFI_CAPTURE_IF_MAD, ERF_HDR_LEN + pkt_len);
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 dpdk-opa-vnic authors
+ */
+
+#ifndef HFI_CAPTURE_H
+#define HFI_CAPTURE_H
+
+/*
+ * A pcapng writer for the software fabric: interface 0 carries raw 16B
+ * packets (LINKTYPE_USER0), interface 1 carries MADs wrapped as OPA 9B
+ * UD packets in ERF records (LINKTYPE_ERF, ERF type 29), which Wireshark's
+ * OPA dissectors decode. Not thread-safe: the fabric serialises calls.
+ */
+
+#include <stdint.h>
+
+#define HFI_CAPTURE_IF_16B	0
+#define HFI_CAPTURE_IF_MAD	1
+#define HFI_LINKTYPE_USER0	147
+#define HFI_LINKTYPE_ERF	197
+#define HFI_ERF_TYPE_OPA_9B	29
+
+struct hfi_capture;
+
+struct hfi_capture_mad {
+	uint32_t slid;
+	uint32_t dlid;
+	uint32_t src_qpn;
+	uint32_t dest_qpn;
+	uint32_t qkey;
+	uint16_t pkey;
+	uint8_t sl;
+};
+
+int hfi_capture_open(const char *path, struct hfi_capture **out);
+int hfi_capture_close(struct hfi_capture *cap);
+int hfi_capture_16b(struct hfi_capture *cap, const void *pkt, uint32_t len);
+int hfi_capture_mad(struct hfi_capture *cap, const struct hfi_capture_mad *addr,
+		    const void *mad, uint32_t len);
+
+#endif /* HFI_CAPTURE_H */

@@ -1,0 +1,1535 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 dpdk-opa-vnic authors
+ */
+
+/*
+ * The software fabric: segment management (private or POSIX shared
+ * memory), processes and ports, the switch (routing by DLID, multicast),
+ * inbound rings, MAD delivery, dead-process clean-up and capture.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hfi_16b.h"
+#include "hfi_capture.h"
+#include "hfi_fabric_priv.h"
+
+#define SHM_PATH_PREFIX		"/opa-fabric-"
+#define ATTACH_WAIT_MS		2000
+#define ALIVE_CACHE_NS		(5 * 1000 * 1000)
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct hfi_fabric *registry;
+
+uint64_t
+fab_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void
+sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+void
+hfi_fabric_config_init(struct hfi_fabric_config *cfg, bool shm)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->max_ports = shm ? 16 : HFI_FABRIC_MAX_PORTS;
+	cfg->data_cells = shm ? 128 : 256;
+	cfg->mad_cells = 64;
+	cfg->hoq_life_ms = 1000;
+	cfg->npkeys = 2;
+	cfg->pkeys[0] = 0xffff;
+	cfg->pkeys[1] = 0x8001;
+}
+
+static bool
+is_pow2(unsigned int v)
+{
+	return v != 0 && (v & (v - 1)) == 0;
+}
+
+static unsigned int
+log2u(uint64_t v)
+{
+	return (unsigned int)__builtin_ctzll(v);
+}
+
+static int
+check_config(const struct hfi_fabric_config *cfg)
+{
+	if (cfg->max_ports < 2 || cfg->max_ports > HFI_FABRIC_MAX_PORTS)
+		return hfi_set_error(-EINVAL, "fabric max_ports %u out of range 2..%u",
+				     cfg->max_ports, HFI_FABRIC_MAX_PORTS);
+	if (!is_pow2(cfg->data_cells) || cfg->data_cells < 16 || cfg->data_cells > 4096)
+		return hfi_set_error(-EINVAL,
+				     "fabric data_cells %u: must be a power of two in 16..4096",
+				     cfg->data_cells);
+	if (!is_pow2(cfg->mad_cells) || cfg->mad_cells < 4 || cfg->mad_cells > 1024)
+		return hfi_set_error(-EINVAL,
+				     "fabric mad_cells %u: must be a power of two in 4..1024",
+				     cfg->mad_cells);
+	if (cfg->hoq_life_ms == 0 || cfg->hoq_life_ms > 3600000)
+		return hfi_set_error(-EINVAL, "fabric hoq_life_ms %u out of range 1..3600000",
+				     cfg->hoq_life_ms);
+	if (cfg->npkeys == 0 || cfg->npkeys > HFI_PKEY_TABLE_SIZE)
+		return hfi_set_error(-EINVAL, "fabric npkeys %u out of range 1..%u",
+				     cfg->npkeys, HFI_PKEY_TABLE_SIZE);
+	return 0;
+}
+
+/* "" / NULL / "NAME" / "shm:NAME"; NAME is 1..48 characters of [A-Za-z0-9_.-]. */
+static int
+parse_spec(const char *spec, bool *shm, char *name)
+{
+	const char *n;
+	size_t i, len;
+
+	if (spec == NULL)
+		spec = "";
+	*shm = strncmp(spec, HFI_FABRIC_SHM_PREFIX, strlen(HFI_FABRIC_SHM_PREFIX)) == 0;
+	n = *shm ? spec + strlen(HFI_FABRIC_SHM_PREFIX) : spec;
+	len = strlen(n);
+	if ((*shm && len == 0) || len > FAB_NAME_MAX)
+		goto bad;
+	for (i = 0; i < len; i++) {
+		char c = n[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == '.' || c == '-'))
+			goto bad;
+	}
+	strcpy(name, n);
+	return 0;
+bad:
+	return hfi_set_error(-EINVAL, "fabric '%s': expected '' (default), NAME or shm:NAME, "
+			     "NAME being 1..%d characters of [A-Za-z0-9_.-]", spec, FAB_NAME_MAX);
+}
+
+static size_t
+hdr_bytes(void)
+{
+	return (sizeof(struct fab_hdr) + 4095) & ~(size_t)4095;
+}
+
+static size_t
+layout_size(const struct fab_hdr *h)
+{
+	return hdr_bytes() +
+	       (size_t)h->max_ports * h->data_cells * (FAB_CELL_HDR + FAB_DATA_PAYLOAD) +
+	       (size_t)h->max_ports * h->mad_cells * (FAB_CELL_HDR + FAB_MAD_PAYLOAD);
+}
+
+static void
+fab_set_bases(struct hfi_fabric *fab)
+{
+	struct fab_hdr *h = fab->hdr;
+
+	fab->data_stride = FAB_CELL_HDR + FAB_DATA_PAYLOAD;
+	fab->mad_stride = FAB_CELL_HDR + FAB_MAD_PAYLOAD;
+	fab->data_base = (uint8_t *)h + hdr_bytes();
+	fab->mad_base = fab->data_base + (size_t)h->max_ports * h->data_cells * fab->data_stride;
+}
+
+/* Fill a zeroed header; `ready` is published last. */
+static int
+init_hdr(struct fab_hdr *h, const struct hfi_fabric_config *cfg, bool shared)
+{
+	pthread_mutexattr_t attr;
+	int rc;
+
+	h->magic = FAB_MAGIC;
+	h->version = FAB_VERSION;
+	h->hdr_size = sizeof(struct fab_hdr);
+	h->port_size = sizeof(struct fab_port);
+	h->cell_hdr = FAB_CELL_HDR;
+	h->max_ports = cfg->max_ports;
+	h->data_cells = cfg->data_cells;
+	h->mad_cells = cfg->mad_cells;
+	h->hoq_life_ms = cfg->hoq_life_ms;
+	h->npkeys = cfg->npkeys;
+	memcpy(h->pkeys, cfg->pkeys, sizeof(h->pkeys));
+	h->nonce = fab_now_ns() ^ ((uint64_t)getpid() << 40) ^ (uint64_t)(uintptr_t)h;
+	h->total_size = layout_size(h);
+	pthread_mutexattr_init(&attr);
+	if (shared)
+		pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
+	/* A process that dies holding the lock must not block the others. */
+	pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST);
+	rc = pthread_mutex_init(&h->lock, &attr);
+	pthread_mutexattr_destroy(&attr);
+	if (rc != 0)
+		return hfi_set_error(-rc, "fabric: cannot initialise its lock");
+	atomic_store_explicit(&h->ready, 1, memory_order_release);
+	return 0;
+}
+
+static void
+fab_lock(struct hfi_fabric *fab)
+{
+	if (pthread_mutex_lock(&fab->hdr->lock) == EOWNERDEAD)
+		pthread_mutex_consistent(&fab->hdr->lock);
+}
+
+static void
+fab_unlock(struct hfi_fabric *fab)
+{
+	pthread_mutex_unlock(&fab->hdr->lock);
+}
+
+/* ---- process liveness ---- */
+
+static int
+read_proc_stat(pid_t pid, char *state, uint64_t *start)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long st = 0;
+	ssize_t n;
+	int fd, i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	if (p == NULL || p[1] == '\0')
+		return -EIO;
+	*state = p[2];
+	/* After the command name: field 3 (state) ... field 22 (starttime). */
+	p += 2;
+	for (i = 3; i < 22 && p != NULL; i++) {
+		p = strchr(p, ' ');
+		if (p != NULL)
+			p++;
+	}
+	if (p == NULL || sscanf(p, "%llu", &st) != 1)
+		return -EIO;
+	*start = st;
+	return 0;
+}
+
+static uint64_t
+self_start_time(void)
+{
+	char state;
+	uint64_t start = 0;
+
+	read_proc_stat(getpid(), &state, &start);
+	return start;
+}
+
+static bool
+pid_alive(uint32_t pid, uint64_t start)
+{
+	char state;
+	uint64_t now_start;
+
+	if (pid == 0)
+		return false;
+	if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
+		return false;
+	if (read_proc_stat((pid_t)pid, &state, &now_start) < 0)
+		return errno != ENOENT;
+	/* A zombie is dead for us; a different start time means a reused pid. */
+	return state != 'Z' && state != 'X' && now_start == start;
+}
+
+static bool
+proc_alive(struct hfi_fabric *fab, unsigned int idx)
+{
+	struct fab_proc *p = &fab->hdr->procs[idx];
+
+	if ((int)idx == fab->proc)
+		return true;
+	return pid_alive(atomic_load(&p->pid), p->start_time);
+}
+
+/* Whether the process that recorded `owner` in a cell still runs. */
+static bool
+owner_alive(struct hfi_fabric *fab, uint16_t owner)
+{
+	unsigned int idx = owner & (FAB_MAX_PROCS - 1);
+	struct fab_proc *p = &fab->hdr->procs[idx];
+
+	if (owner == fab->owner)
+		return true;
+	if (atomic_load(&p->pid) == 0 || (p->gen & 0x3ff) != (unsigned int)(owner >> 6))
+		return false;
+	return proc_alive(fab, idx);
+}
+
+bool
+fab_port_owner_alive(struct hfi_fabric *fab, int slot)
+{
+	struct fab_port *port = fab_port(fab, slot);
+
+	return atomic_load(&port->state) == PORT_ACTIVE && proc_alive(fab, port->proc);
+}
+
+static void
+port_deactivate_locked(struct hfi_fabric *fab, int slot)
+{
+	struct fab_hdr *h = fab->hdr;
+	struct fab_port *port = &h->ports[slot];
+	unsigned int g;
+
+	atomic_store(&h->lids[slot], 0);
+	for (g = 0; g < HFI_FABRIC_MCAST_GROUPS; g++)
+		atomic_fetch_and(&h->mcast[g].members, ~(UINT64_C(1) << slot));
+	port->wake[0] = '\0';
+	atomic_store_explicit(&port->state, PORT_FREE, memory_order_release);
+}
+
+static int
+reap_locked(struct hfi_fabric *fab)
+{
+	struct fab_hdr *h = fab->hdr;
+	unsigned int i, s;
+	int n = 0;
+
+	for (i = 0; i < FAB_MAX_PROCS; i++) {
+		struct fab_proc *p = &h->procs[i];
+
+		if (atomic_load(&p->pid) == 0 || proc_alive(fab, i))
+			continue;
+		for (s = 0; s < h->max_ports; s++) {
+			if (atomic_load(&h->ports[s].state) == PORT_ACTIVE &&
+			    h->ports[s].proc == i) {
+				port_deactivate_locked(fab, (int)s);
+				n++;
+			}
+		}
+		p->refs = 0;
+		p->gen++;
+		atomic_store(&p->pid, 0);
+	}
+	return n;
+}
+
+int
+hfi_fabric_reap(struct hfi_fabric *fab)
+{
+	int n;
+
+	fab_lock(fab);
+	n = reap_locked(fab);
+	fab_unlock(fab);
+	atomic_store(&fab->last_reap_ns, fab_now_ns());
+	return n;
+}
+
+void
+fab_reap_periodic(struct hfi_fabric *fab, unsigned int interval_ms)
+{
+	uint64_t now = fab_now_ns();
+
+	if (now - atomic_load(&fab->last_reap_ns) >= (uint64_t)interval_ms * 1000000u)
+		hfi_fabric_reap(fab);
+}
+
+static int
+proc_register(struct hfi_fabric *fab)
+{
+	struct fab_hdr *h = fab->hdr;
+	unsigned int i;
+
+	fab_lock(fab);
+	reap_locked(fab);
+	for (i = 0; i < FAB_MAX_PROCS; i++) {
+		struct fab_proc *p = &h->procs[i];
+
+		if (atomic_load(&p->pid) != 0)
+			continue;
+		p->gen++;
+		p->start_time = self_start_time();
+		p->refs = 1;
+		atomic_store(&p->pid, (uint32_t)getpid());
+		fab->proc = (int)i;
+		fab->owner = (uint16_t)(i | (p->gen & 0x3ff) << 6);
+		fab_unlock(fab);
+		return 0;
+	}
+	fab_unlock(fab);
+	return hfi_set_error(-ENOSPC, "fabric '%s': too many processes attached (max %d)",
+			     fab->spec, FAB_MAX_PROCS);
+}
+
+/* ---- segments ---- */
+
+static int
+create_private(struct hfi_fabric *fab, const struct hfi_fabric_config *cfg)
+{
+	struct fab_hdr tmp = { .max_ports = cfg->max_ports, .data_cells = cfg->data_cells,
+			       .mad_cells = cfg->mad_cells };
+	size_t size = layout_size(&tmp);
+	void *m;
+
+	/* Untouched cells cost nothing: reserve, do not commit. */
+	m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		 -1, 0);
+	if (m == MAP_FAILED)
+		return hfi_set_error(-errno, "fabric '%s': cannot map %zu bytes: %s", fab->spec,
+				     size, strerror(errno));
+	fab->hdr = m;
+	fab->size = size;
+	return init_hdr(fab->hdr, cfg, false);
+}
+
+static void
+shm_path(char *path, size_t n, const char *name)
+{
+	snprintf(path, n, SHM_PATH_PREFIX "%s", name);
+}
+
+static int
+create_shm(struct hfi_fabric *fab, const char *name, const struct hfi_fabric_config *cfg)
+{
+	struct fab_hdr tmp = { .max_ports = cfg->max_ports, .data_cells = cfg->data_cells,
+			       .mad_cells = cfg->mad_cells };
+	size_t size = layout_size(&tmp);
+	char path[96];
+	void *m;
+	int fd, rc;
+
+	shm_path(path, sizeof(path), name);
+	fd = shm_open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		rc = -errno;
+		if (rc == -EEXIST)
+			return rc;
+		return hfi_set_error(rc, "fabric '%s': cannot create /dev/shm%s: %s", fab->spec,
+				     path, strerror(-rc));
+	}
+	/* Reserve every page now: a full /dev/shm fails here, not with SIGBUS later. */
+	rc = posix_fallocate(fd, 0, (off_t)size);
+	if (rc != 0) {
+		close(fd);
+		shm_unlink(path);
+		return hfi_set_error(-rc, "fabric '%s': cannot reserve %zu MiB in /dev/shm: %s "
+				     "(use fewer ports or cells)", fab->spec, size >> 20,
+				     strerror(rc));
+	}
+	m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	rc = -errno;
+	close(fd);
+	if (m == MAP_FAILED) {
+		shm_unlink(path);
+		return hfi_set_error(rc, "fabric '%s': cannot map the segment: %s", fab->spec,
+				     strerror(-rc));
+	}
+	fab->hdr = m;
+	fab->size = size;
+	rc = init_hdr(fab->hdr, cfg, true);
+	if (rc != 0) {
+		munmap(m, size);
+		shm_unlink(path);
+	}
+	return rc;
+}
+
+static int
+attach_shm(struct hfi_fabric *fab, const char *name)
+{
+	char path[96];
+	struct fab_hdr *h = NULL;
+	struct stat st;
+	unsigned int waited = 0;
+	void *m;
+	int fd, rc;
+
+	shm_path(path, sizeof(path), name);
+	fd = shm_open(path, O_RDWR | O_CLOEXEC, 0);
+	if (fd < 0) {
+		rc = -errno;
+		if (rc == -ENOENT)
+			return hfi_set_error(rc, "shared fabric '%s' does not exist (/dev/shm%s)",
+					     fab->spec, path);
+		return hfi_set_error(rc, "shared fabric '%s': cannot open /dev/shm%s: %s",
+				     fab->spec, path, strerror(-rc));
+	}
+	/* The creator sizes the file, writes the header, then sets ready. */
+	for (;;) {
+		if (fstat(fd, &st) < 0) {
+			rc = -errno;
+			goto fail;
+		}
+		if ((size_t)st.st_size >= sizeof(*h)) {
+			if (h == NULL) {
+				h = mmap(NULL, sizeof(*h), PROT_READ, MAP_SHARED, fd, 0);
+				if (h == MAP_FAILED) {
+					h = NULL;
+					rc = -errno;
+					goto fail;
+				}
+			}
+			if (h->magic != 0 && h->magic != FAB_MAGIC) {
+				rc = hfi_set_error(-EPROTO, "/dev/shm%s is not an OPA software "
+						   "fabric segment", path);
+				goto fail;
+			}
+			if (h->magic == FAB_MAGIC && atomic_load(&h->ready))
+				break;
+		}
+		if (waited >= ATTACH_WAIT_MS) {
+			rc = hfi_set_error(-EPROTO, "shared fabric '%s' was never initialised (its "
+					   "creator died?): remove /dev/shm%s", fab->spec, path);
+			goto fail;
+		}
+		sleep_ms(10);
+		waited += 10;
+	}
+	if (h->version != FAB_VERSION || h->hdr_size != sizeof(struct fab_hdr) ||
+	    h->port_size != sizeof(struct fab_port) || h->cell_hdr != FAB_CELL_HDR ||
+	    h->max_ports > HFI_FABRIC_MAX_PORTS || h->total_size != layout_size(h) ||
+	    (uint64_t)st.st_size != h->total_size) {
+		rc = hfi_set_error(-EPROTO, "shared fabric '%s' is incompatible: layout version "
+				   "%u (header %u, port %u bytes, size %llu), this build expects "
+				   "version %u (header %zu, port %zu bytes); recreate it "
+				   "(remove /dev/shm%s)", fab->spec, h->version, h->hdr_size,
+				   h->port_size, (unsigned long long)h->total_size, FAB_VERSION,
+				   sizeof(struct fab_hdr), sizeof(struct fab_port), path);
+		goto fail;
+	}
+	m = mmap(NULL, h->total_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED) {
+		rc = hfi_set_error(-errno, "shared fabric '%s': cannot map it: %s", fab->spec,
+				   strerror(errno));
+		goto fail;
+	}
+	fab->size = h->total_size;
+	fab->hdr = m;
+	munmap(h, sizeof(*h));
+	close(fd);
+	return 0;
+fail:
+	if (h != NULL)
+		munmap(h, sizeof(*h));
+	close(fd);
+	return rc;
+}
+
+static struct hfi_fabric *
+registry_find(const char *spec)
+{
+	struct hfi_fabric *f;
+
+	for (f = registry; f != NULL; f = f->next)
+		if (strcmp(f->spec, spec) == 0)
+			return f;
+	return NULL;
+}
+
+static void
+registry_remove(struct hfi_fabric *fab)
+{
+	struct hfi_fabric **pp;
+
+	for (pp = &registry; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == fab) {
+			*pp = fab->next;
+			return;
+		}
+}
+
+static struct hfi_fabric *
+fab_alloc(const char *spec, bool shm)
+{
+	struct hfi_fabric *fab = calloc(1, sizeof(*fab));
+
+	if (fab == NULL)
+		return NULL;
+	snprintf(fab->spec, sizeof(fab->spec), "%s", spec);
+	fab->shm = shm;
+	fab->proc = -1;
+	fab->send_sock = -1;
+	pthread_mutex_init(&fab->cap_lock, NULL);
+	return fab;
+}
+
+static void
+fab_unmap(struct hfi_fabric *fab)
+{
+	if (fab->hdr != NULL)
+		munmap(fab->hdr, fab->size);
+	if (fab->send_sock >= 0)
+		close(fab->send_sock);
+	pthread_mutex_destroy(&fab->cap_lock);
+	free(fab);
+}
+
+/* Map (creating if asked), then register this process. Called under registry_lock. */
+static int
+fab_setup(const char *spec, bool create, bool excl, const struct hfi_fabric_config *cfg,
+	  struct hfi_fabric **out)
+{
+	struct hfi_fabric_config defaults;
+	char name[FAB_NAME_MAX + 1];
+	struct hfi_fabric *fab;
+	bool shm;
+	int rc, attempt;
+
+	rc = parse_spec(spec, &shm, name);
+	if (rc != 0)
+		return rc;
+	if (cfg == NULL) {
+		hfi_fabric_config_init(&defaults, shm);
+		cfg = &defaults;
+	}
+	rc = check_config(cfg);
+	if (rc != 0)
+		return rc;
+	for (attempt = 0; attempt < 5; attempt++) {
+		fab = fab_alloc(spec == NULL ? "" : spec, shm);
+		if (fab == NULL)
+			return hfi_set_error(-ENOMEM, "fabric: out of memory");
+		if (!shm) {
+			rc = create ? create_private(fab, cfg) :
+				hfi_set_error(-ENOENT, "fabric '%s' does not exist", fab->spec);
+		} else if (excl) {
+			rc = create_shm(fab, name, cfg);
+			if (rc == -EEXIST)
+				hfi_set_error(rc, "shared fabric '%s' already exists", fab->spec);
+		} else {
+			rc = attach_shm(fab, name);
+			if (rc == -ENOENT && create) {
+				rc = create_shm(fab, name, cfg);
+				if (rc == -EEXIST) {	/* lost a creation race: attach */
+					fab_unmap(fab);
+					continue;
+				}
+			}
+		}
+		if (rc != 0) {
+			fab_unmap(fab);
+			return rc;
+		}
+		fab_set_bases(fab);
+		fab->send_sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		rc = fab->send_sock < 0 ? hfi_set_error(-errno, "fabric: socket: %s",
+							strerror(errno)) : proc_register(fab);
+		if (rc == 0 && fab->hdr->unlinked) {
+			/* The last user removed its name while we opened it: start again. */
+			fab_lock(fab);
+			atomic_store(&fab->hdr->procs[fab->proc].pid, 0);
+			fab_unlock(fab);
+			fab_unmap(fab);
+			continue;
+		}
+		if (rc != 0) {
+			fab_unmap(fab);
+			return rc;
+		}
+		fab->refs = 1;
+		atomic_store(&fab->last_reap_ns, fab_now_ns());
+		fab->next = registry;
+		registry = fab;
+		*out = fab;
+		return 0;
+	}
+	return hfi_set_error(-EAGAIN, "fabric '%s': it keeps being removed while opening",
+			     spec);
+}
+
+int
+hfi_fabric_create(const char *spec, const struct hfi_fabric_config *cfg,
+		  struct hfi_fabric **out)
+{
+	int rc;
+
+	pthread_mutex_lock(&registry_lock);
+	if (registry_find(spec == NULL ? "" : spec) != NULL)
+		rc = hfi_set_error(-EEXIST, "fabric '%s' already exists", spec == NULL ? "" : spec);
+	else
+		rc = fab_setup(spec, true, true, cfg, out);
+	if (rc == 0)
+		(*out)->hdr->persistent = 1;	/* stays until hfi_fabric_unlink() */
+	pthread_mutex_unlock(&registry_lock);
+	return rc;
+}
+
+int
+hfi_fabric_open(const char *spec, unsigned int flags, struct hfi_fabric **out)
+{
+	struct hfi_fabric *fab;
+	int rc;
+
+	pthread_mutex_lock(&registry_lock);
+	fab = registry_find(spec == NULL ? "" : spec);
+	if (fab != NULL) {
+		fab->refs++;
+		*out = fab;
+		rc = 0;
+	} else {
+		rc = fab_setup(spec, !(flags & HFI_FABRIC_NOCREATE), false, NULL, out);
+	}
+	pthread_mutex_unlock(&registry_lock);
+	return rc;
+}
+
+void
+hfi_fabric_close(struct hfi_fabric *fab)
+{
+	struct fab_hdr *h;
+	unsigned int i;
+	bool last = true;
+
+	if (fab == NULL)
+		return;
+	pthread_mutex_lock(&registry_lock);
+	if (--fab->refs > 0) {
+		pthread_mutex_unlock(&registry_lock);
+		return;
+	}
+	registry_remove(fab);
+	pthread_mutex_unlock(&registry_lock);
+
+	hfi_fabric_capture_stop(fab);
+	h = fab->hdr;
+	fab_lock(fab);
+	h->procs[fab->proc].refs = 0;
+	h->procs[fab->proc].gen++;
+	atomic_store(&h->procs[fab->proc].pid, 0);
+	for (i = 0; i < FAB_MAX_PROCS; i++)
+		if (atomic_load(&h->procs[i].pid) != 0)
+			last = false;
+	if (fab->shm && last && !h->persistent) {
+		char name[FAB_NAME_MAX + 1], path[96];
+		bool shm;
+
+		/* The last user takes the name away: nothing is left behind. */
+		h->unlinked = 1;
+		if (parse_spec(fab->spec, &shm, name) == 0) {
+			shm_path(path, sizeof(path), name);
+			shm_unlink(path);
+		}
+	}
+	fab_unlock(fab);
+	fab_unmap(fab);
+}
+
+int
+hfi_fabric_unlink(const char *spec)
+{
+	char name[FAB_NAME_MAX + 1], path[96];
+	bool shm;
+	int rc = parse_spec(spec, &shm, name);
+
+	if (rc != 0)
+		return rc;
+	if (!shm)
+		return hfi_set_error(-EINVAL, "fabric '%s' is not a shared fabric (shm:NAME)",
+				     spec);
+	shm_path(path, sizeof(path), name);
+	if (shm_unlink(path) < 0)
+		return hfi_set_error(-errno, "shared fabric '%s': cannot remove /dev/shm%s: %s",
+				     spec, path, strerror(errno));
+	return 0;
+}
+
+const char *
+hfi_fabric_spec(const struct hfi_fabric *fab)
+{
+	return fab->spec;
+}
+
+void
+hfi_fabric_get_config(const struct hfi_fabric *fab, struct hfi_fabric_config *cfg)
+{
+	const struct fab_hdr *h = fab->hdr;
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->max_ports = h->max_ports;
+	cfg->data_cells = h->data_cells;
+	cfg->mad_cells = h->mad_cells;
+	cfg->hoq_life_ms = h->hoq_life_ms;
+	cfg->npkeys = h->npkeys;
+	memcpy(cfg->pkeys, h->pkeys, sizeof(cfg->pkeys));
+}
+
+/* ---- rings ---- */
+
+static inline uint64_t
+cell_state(uint64_t lap, enum fab_cell_phase phase, uint16_t owner)
+{
+	return lap << 24 | (uint64_t)phase << 16 | owner;
+}
+
+static inline struct fab_cell *
+cell_at(uint8_t *base, uint32_t stride, uint64_t idx)
+{
+	return (struct fab_cell *)(base + (size_t)stride * idx);
+}
+
+/*
+ * Claim the cell at the ring's enqueue position. Lap-stamped states make
+ * zeroed memory a ring of free cells for lap 0.
+ */
+static struct fab_cell *
+ring_claim(struct fab_ring *r, uint8_t *cells, uint32_t ncells, uint32_t stride,
+	   uint16_t owner, uint64_t *pos_out)
+{
+	unsigned int shift = log2u(ncells);
+	uint64_t pos = atomic_load_explicit(&r->enq, memory_order_relaxed);
+
+	for (;;) {
+		struct fab_cell *c = cell_at(cells, stride, pos & (ncells - 1));
+		uint64_t lap = pos >> shift;
+		uint64_t st = atomic_load_explicit(&c->state, memory_order_acquire);
+		uint64_t st_lap = st >> 24;
+
+		if (st == cell_state(lap, CELL_FREE, 0)) {
+			if (atomic_compare_exchange_strong(&c->state, &st,
+							   cell_state(lap, CELL_CLAIMED, owner))) {
+				uint64_t expect = pos;
+
+				atomic_compare_exchange_strong(&r->enq, &expect, pos + 1);
+				*pos_out = pos;
+				return c;
+			}
+		} else if (st_lap == lap) {
+			/* Someone claimed it: help the position along. */
+			uint64_t expect = pos;
+
+			atomic_compare_exchange_strong(&r->enq, &expect, pos + 1);
+		} else if (st_lap < lap) {
+			return NULL;	/* still holds the previous lap: full */
+		}
+		pos = atomic_load_explicit(&r->enq, memory_order_relaxed);
+	}
+}
+
+static void
+ring_commit(struct fab_cell *c, uint64_t pos, uint32_t ncells)
+{
+	atomic_store_explicit(&c->state, cell_state(pos >> log2u(ncells), CELL_FULL, 0),
+			      memory_order_release);
+}
+
+/*
+ * A cell claimed but not yet filled is normal for a moment; if it stays so
+ * longer than this, the claiming process is checked, and skipped if dead.
+ */
+#define STUCK_CHECK_NS		(20 * 1000 * 1000)
+
+static bool
+claim_abandoned(struct hfi_fabric *fab, struct fab_stuck *stuck, uint64_t pos, uint16_t owner)
+{
+	uint64_t now = fab_now_ns();
+
+	if (stuck->pos_plus1 != pos + 1) {
+		stuck->pos_plus1 = pos + 1;
+		stuck->since_ns = now;
+		return false;
+	}
+	if (now - stuck->since_ns < STUCK_CHECK_NS)
+		return false;
+	stuck->since_ns = now;
+	return !owner_alive(fab, owner);
+}
+
+/* Oldest full cell; cells claimed by dead processes are freed and counted. */
+static struct fab_cell *
+ring_peek(struct hfi_fabric *fab, struct fab_port *port, struct fab_ring *r, uint8_t *cells,
+	  uint32_t ncells, uint32_t stride, struct fab_stuck *stuck, uint64_t *pos_out,
+	  size_t dead_ctr)
+{
+	unsigned int shift = log2u(ncells);
+
+	for (;;) {
+		uint64_t pos = atomic_load_explicit(&r->deq, memory_order_relaxed);
+		struct fab_cell *c = cell_at(cells, stride, pos & (ncells - 1));
+		uint64_t lap = pos >> shift;
+		uint64_t st = atomic_load_explicit(&c->state, memory_order_acquire);
+
+		if (st == cell_state(lap, CELL_FULL, 0)) {
+			*pos_out = pos;
+			return c;
+		}
+		if ((st >> 24) != lap || ((st >> 16) & 0xff) != CELL_CLAIMED ||
+		    !claim_abandoned(fab, stuck, pos, (uint16_t)st))
+			return NULL;
+		atomic_store_explicit(&c->state, cell_state(lap + 1, CELL_FREE, 0),
+				      memory_order_release);
+		atomic_store_explicit(&r->deq, pos + 1, memory_order_release);
+		fab_count(port, dead_ctr, 1);
+	}
+}
+
+static void
+ring_pop(struct fab_ring *r, struct fab_cell *c, uint64_t pos, uint32_t ncells)
+{
+	atomic_store_explicit(&c->state, cell_state((pos >> log2u(ncells)) + 1, CELL_FREE, 0),
+			      memory_order_release);
+	atomic_store_explicit(&r->deq, pos + 1, memory_order_release);
+}
+
+static uint8_t *
+port_data_cells(struct hfi_fabric *fab, int slot)
+{
+	return fab->data_base + (size_t)slot * fab->hdr->data_cells * fab->data_stride;
+}
+
+static uint8_t *
+port_mad_cells(struct hfi_fabric *fab, int slot)
+{
+	return fab->mad_base + (size_t)slot * fab->hdr->mad_cells * fab->mad_stride;
+}
+
+struct fab_cell *
+fab_data_peek(struct hfi_fabric *fab, int slot, uint64_t *pos)
+{
+	struct fab_port *port = fab_port(fab, slot);
+
+	return ring_peek(fab, port, &port->data, port_data_cells(fab, slot), fab->hdr->data_cells,
+			 fab->data_stride, &fab->stuck[slot][0], pos,
+			 FAB_CTR_DROP(HFI_DROP_DEAD_SENDER));
+}
+
+void
+fab_data_pop(struct hfi_fabric *fab, int slot, struct fab_cell *c, uint64_t pos)
+{
+	ring_pop(&fab_port(fab, slot)->data, c, pos, fab->hdr->data_cells);
+}
+
+/* Discard what a previous owner of the slot left in its rings. */
+static void
+flush_stale_locked(struct hfi_fabric *fab, int slot)
+{
+	struct fab_port *port = fab_port(fab, slot);
+	struct fab_cell *c;
+	uint64_t pos;
+
+	while ((c = ring_peek(fab, port, &port->data, port_data_cells(fab, slot),
+			      fab->hdr->data_cells, fab->data_stride, &fab->stuck[slot][0], &pos,
+			      FAB_CTR_DROP(HFI_DROP_DEAD_SENDER))) != NULL)
+		ring_pop(&port->data, c, pos, fab->hdr->data_cells);
+	while ((c = ring_peek(fab, port, &port->mad, port_mad_cells(fab, slot),
+			      fab->hdr->mad_cells, fab->mad_stride, &fab->stuck[slot][1], &pos,
+			      FAB_CTR(mad_drops))) != NULL)
+		ring_pop(&port->mad, c, pos, fab->hdr->mad_cells);
+}
+
+/* ---- ports ---- */
+
+static int
+slot_of_lid(struct hfi_fabric *fab, uint32_t lid)
+{
+	unsigned int i;
+
+	if (lid == 0)
+		return -1;
+	for (i = 0; i < fab->hdr->max_ports; i++)
+		if (atomic_load_explicit(&fab->hdr->lids[i], memory_order_acquire) == lid)
+			return (int)i;
+	return -1;
+}
+
+static int
+open_wake_socket(const char *name)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	size_t len = strlen(name);
+	int fd;
+
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	memcpy(addr.sun_path + 1, name, len);	/* abstract namespace: leading NUL */
+	if (bind(fd, (struct sockaddr *)&addr,
+		 (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + len)) < 0) {
+		int rc = -errno;
+
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
+int
+fab_port_attach(struct hfi_fabric *fab, const char *name, enum hfi_role role, uint32_t lid,
+		int *slot_out, int *wake_fd)
+{
+	struct fab_hdr *h = fab->hdr;
+	struct fab_port *port;
+	int slot = -1, fd, rc;
+	unsigned int i;
+
+	if (lid != 0 && (lid > HFI_LID_UCAST_MAX))
+		return hfi_set_error(-EINVAL, "LID 0x%x is not a unicast LID (1..0x%x)", lid,
+				     HFI_LID_UCAST_MAX);
+	fab_lock(fab);
+	reap_locked(fab);
+	if (lid != 0) {
+		int other = slot_of_lid(fab, lid);
+
+		if (other >= 0) {
+			rc = hfi_set_error(-EADDRINUSE, "LID 0x%x is already used by port '%s' "
+					   "(pid %u) on fabric '%s'", lid, h->ports[other].name,
+					   atomic_load(&h->procs[h->ports[other].proc].pid),
+					   fab->spec);
+			goto out;
+		}
+	} else {
+		for (lid = 1; lid <= HFI_LID_UCAST_MAX && slot_of_lid(fab, lid) >= 0; lid++)
+			;
+	}
+	for (i = 0; i < h->max_ports; i++)
+		if (atomic_load(&h->ports[i].state) == PORT_FREE) {
+			slot = (int)i;
+			break;
+		}
+	if (slot < 0) {
+		rc = hfi_set_error(-ENOSPC, "fabric '%s' is full (%u ports)", fab->spec,
+				   h->max_ports);
+		goto out;
+	}
+	port = &h->ports[slot];
+	snprintf(port->wake, sizeof(port->wake), "opa-fabric/%016llx/%d/%llu",
+		 (unsigned long long)h->nonce, slot, (unsigned long long)port->epoch + 1);
+	fd = open_wake_socket(port->wake);
+	if (fd < 0) {
+		port->wake[0] = '\0';
+		rc = hfi_set_error(fd, "fabric '%s': cannot bind the event socket: %s",
+				   fab->spec, strerror(-fd));
+		goto out;
+	}
+	flush_stale_locked(fab, slot);
+	port->epoch++;
+	port->proc = (uint32_t)fab->proc;
+	port->lid = lid;
+	port->role = role;
+	snprintf(port->name, sizeof(port->name), "%s", name);
+	port->npkeys = h->npkeys;
+	memcpy(port->pkeys, h->pkeys, sizeof(port->pkeys));
+	for (i = 0; i < FAB_NCOUNTERS; i++)
+		atomic_store(&port->ctr[i], 0);
+	atomic_store(&port->drain_lock, 0);
+	atomic_store(&port->link, HFI_LINK_UP);
+	atomic_fetch_add(&port->link_gen, 1);
+	h->procs[fab->proc].refs++;
+	atomic_store_explicit(&port->state, PORT_ACTIVE, memory_order_release);
+	atomic_store_explicit(&h->lids[slot], lid, memory_order_release);
+	*slot_out = slot;
+	*wake_fd = fd;
+	rc = 0;
+out:
+	fab_unlock(fab);
+	return rc;
+}
+
+void
+fab_port_detach(struct hfi_fabric *fab, int slot, int wake_fd)
+{
+	fab_lock(fab);
+	port_deactivate_locked(fab, slot);
+	fab->hdr->procs[fab->proc].refs--;
+	fab_unlock(fab);
+	close(wake_fd);
+}
+
+static uint64_t
+active_mask(struct hfi_fabric *fab)
+{
+	uint64_t m = 0;
+	unsigned int i;
+
+	for (i = 0; i < fab->hdr->max_ports; i++)
+		if (atomic_load_explicit(&fab->hdr->lids[i], memory_order_relaxed) != 0)
+			m |= UINT64_C(1) << i;
+	return m;
+}
+
+uint64_t
+fab_route(struct hfi_fabric *fab, int src_slot, uint32_t dlid)
+{
+	unsigned int g;
+	int slot;
+
+	if (hfi_lid_is_mcast(dlid)) {
+		uint64_t members = active_mask(fab) & ~(UINT64_C(1) << src_slot);
+
+		for (g = 0; g < HFI_FABRIC_MCAST_GROUPS; g++)
+			if (atomic_load(&fab->hdr->mcast[g].mlid) == dlid)
+				return members & atomic_load(&fab->hdr->mcast[g].members);
+		return members;
+	}
+	slot = slot_of_lid(fab, dlid);
+	return slot < 0 ? 0 : UINT64_C(1) << slot;
+}
+
+void
+fab_push_data(struct hfi_fabric *fab, int src_slot, uint64_t *targets, const uint8_t *pkt,
+	      uint32_t len, bool injected)
+{
+	struct fab_port *src = fab_port(fab, src_slot);
+	uint64_t t = *targets;
+
+	while (t != 0) {
+		int i = __builtin_ctzll(t);
+		uint64_t bit = UINT64_C(1) << i;
+		struct fab_port *dst = fab_port(fab, i);
+		struct fab_cell *c;
+		uint64_t pos;
+
+		t &= ~bit;
+		if (atomic_load_explicit(&fab->hdr->lids[i], memory_order_acquire) == 0) {
+			fab_count_drop(src, HFI_DROP_UNKNOWN_DLID);
+		} else if (atomic_load_explicit(&dst->link, memory_order_relaxed) != HFI_LINK_UP) {
+			fab_count_drop(dst, HFI_DROP_LINK_DOWN);
+		} else {
+			c = ring_claim(&dst->data, port_data_cells(fab, i), fab->hdr->data_cells,
+				       fab->data_stride, fab->owner, &pos);
+			if (c == NULL)
+				continue;	/* full: stays in *targets */
+			c->len = len;
+			c->src_lid = src->lid;
+			memcpy(c->data, pkt, len);
+			ring_commit(c, pos, fab->hdr->data_cells);
+		}
+		if (injected) {
+			fab_count(src, FAB_CTR(rx_injected), 1);
+		} else {
+			fab_count(src, FAB_CTR(tx_pkts), 1);
+			fab_count(src, FAB_CTR(tx_bytes), len);
+		}
+		*targets &= ~bit;
+	}
+}
+
+/* ---- MADs ---- */
+
+static int
+pkey_index_of(const struct fab_port *p, uint16_t pkey)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->npkeys; i++)
+		if (hfi_pkey_match(p->pkeys[i], pkey))
+			return (int)i;
+	return -1;
+}
+
+int
+fab_push_mad(struct hfi_fabric *fab, int src_slot, const struct hfi_mad_addr *to,
+	     const void *mad, size_t len)
+{
+	struct fab_port *src = fab_port(fab, src_slot);
+	struct fab_port *dst;
+	struct fab_cell *c;
+	uint64_t pos;
+	uint16_t pkey;
+	int slot;
+
+	if (atomic_load(&src->link) != HFI_LINK_UP)
+		return hfi_set_error(-ENETDOWN, "MAD send: the link of LID 0x%x is down",
+				     src->lid);
+	if (to->pkey_index >= src->npkeys)
+		return hfi_set_error(-EINVAL, "MAD send: PKEY index %u is beyond the table "
+				     "(%u entries)", to->pkey_index, src->npkeys);
+	slot = slot_of_lid(fab, to->lid);
+	if (slot < 0) {
+		fab_reap_periodic(fab, 100);
+		return hfi_set_error(-EHOSTUNREACH, "MAD send: no port has LID 0x%x on fabric "
+				     "'%s'", to->lid, fab->spec);
+	}
+	pkey = src->pkeys[to->pkey_index];
+	dst = fab_port(fab, slot);
+	fab_count(src, FAB_CTR(tx_mads), 1);
+	if (atomic_load(&dst->link) != HFI_LINK_UP || pkey_index_of(dst, pkey) < 0) {
+		fab_count(dst, FAB_CTR(mad_drops), 1);
+		return 0;
+	}
+	c = ring_claim(&dst->mad, port_mad_cells(fab, slot), fab->hdr->mad_cells,
+		       fab->mad_stride, fab->owner, &pos);
+	if (c == NULL) {
+		fab_count(dst, FAB_CTR(mad_drops), 1);
+		return 0;
+	}
+	c->len = (uint32_t)len;
+	c->src_lid = src->lid;
+	c->src_qpn = to->qpn == HFI_QP0 ? HFI_QP0 : HFI_QP1;
+	c->dest_qpn = to->qpn;
+	c->qkey = to->qkey;
+	c->pkey = pkey;
+	c->sl = to->sl;
+	memcpy(c->data, mad, len);
+	ring_commit(c, pos, fab->hdr->mad_cells);
+	fab_wake(fab, slot);
+	if (atomic_load_explicit(&fab->capturing, memory_order_relaxed)) {
+		struct hfi_capture_mad a = {
+			.slid = src->lid, .dlid = to->lid, .src_qpn = c->src_qpn,
+			.dest_qpn = to->qpn, .qkey = to->qkey, .pkey = pkey, .sl = to->sl,
+		};
+
+		pthread_mutex_lock(&fab->cap_lock);
+		if (fab->cap != NULL)
+			hfi_capture_mad(fab->cap, &a, mad, (uint32_t)len);
+		pthread_mutex_unlock(&fab->cap_lock);
+	}
+	return 0;
+}
+
+int
+fab_pop_mad(struct hfi_fabric *fab, int slot, struct hfi_mad_addr *from, void *buf,
+	    size_t *len)
+{
+	struct fab_port *port = fab_port(fab, slot);
+	struct fab_cell *c;
+	uint64_t pos;
+	int idx;
+
+	c = ring_peek(fab, port, &port->mad, port_mad_cells(fab, slot), fab->hdr->mad_cells,
+		      fab->mad_stride, &fab->stuck[slot][1], &pos, FAB_CTR(mad_drops));
+	if (c == NULL)
+		return -EAGAIN;
+	memcpy(buf, c->data, c->len);
+	*len = c->len;
+	idx = pkey_index_of(port, c->pkey);
+	memset(from, 0, sizeof(*from));
+	from->lid = c->src_lid;
+	from->qpn = c->src_qpn;
+	from->dest_qpn = c->dest_qpn;
+	from->qkey = c->qkey;
+	from->sl = c->sl;
+	from->pkey_index = (uint16_t)(idx < 0 ? 0 : idx);
+	ring_pop(&port->mad, c, pos, fab->hdr->mad_cells);
+	fab_count(port, FAB_CTR(rx_mads), 1);
+	return 0;
+}
+
+/* ---- wake-ups ---- */
+
+void
+fab_wake(struct hfi_fabric *fab, int slot)
+{
+	struct fab_port *port = fab_port(fab, slot);
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	char name[FAB_WAKE_NAME_MAX];
+	size_t len;
+
+	memcpy(name, port->wake, sizeof(name));
+	name[sizeof(name) - 1] = '\0';
+	len = strlen(name);
+	if (len == 0)
+		return;
+	memcpy(addr.sun_path + 1, name, len);
+	/* A full queue means a wake-up is already pending: ignore errors. */
+	(void)sendto(fab->send_sock, "w", 1, MSG_DONTWAIT | MSG_NOSIGNAL,
+		     (struct sockaddr *)&addr,
+		     (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + len));
+}
+
+void
+fab_wake_drain(int fd)
+{
+	char buf[64];
+
+	while (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		;
+}
+
+/* ---- administration ---- */
+
+static int
+port_by_lid(struct hfi_fabric *fab, uint32_t lid)
+{
+	int slot = slot_of_lid(fab, lid);
+
+	if (slot < 0)
+		return hfi_set_error(-ENOENT, "no port has LID 0x%x on fabric '%s'", lid,
+				     fab->spec);
+	return slot;
+}
+
+static void
+read_counters(struct fab_port *p, struct hfi_port_counters *c)
+{
+	uint64_t *v = (uint64_t *)c;
+	size_t i;
+
+	for (i = 0; i < FAB_NCOUNTERS; i++)
+		v[i] = atomic_load_explicit(&p->ctr[i], memory_order_relaxed);
+}
+
+int
+hfi_fabric_port_counters(struct hfi_fabric *fab, uint32_t lid, struct hfi_port_counters *c)
+{
+	int slot = port_by_lid(fab, lid);
+
+	if (slot < 0)
+		return slot;
+	read_counters(fab_port(fab, slot), c);
+	return 0;
+}
+
+int
+hfi_fabric_total_counters(struct hfi_fabric *fab, struct hfi_port_counters *c)
+{
+	struct hfi_port_counters one;
+	uint64_t *sum = (uint64_t *)c, *v = (uint64_t *)&one;
+	unsigned int i;
+	size_t k;
+
+	memset(c, 0, sizeof(*c));
+	for (i = 0; i < fab->hdr->max_ports; i++) {
+		read_counters(fab_port(fab, (int)i), &one);
+		for (k = 0; k < FAB_NCOUNTERS; k++)
+			sum[k] += v[k];
+	}
+	return 0;
+}
+
+uint64_t
+hfi_port_counters_drops(const struct hfi_port_counters *c)
+{
+	uint64_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < HFI_DROP_REASONS; i++)
+		n += c->drops[i];
+	return n;
+}
+
+const char *
+hfi_drop_reason_name(unsigned int reason)
+{
+	static const char *const names[HFI_DROP_REASONS] = {
+		[HFI_DROP_UNKNOWN_DLID] = "unknown_dlid",
+		[HFI_DROP_LINK_DOWN] = "link_down",
+		[HFI_DROP_FAULT] = "fault",
+		[HFI_DROP_HOQ_TIMEOUT] = "hoq_timeout",
+		[HFI_DROP_NOT_BYPASS] = "not_bypass",
+		[HFI_DROP_DLID_MISMATCH] = "dlid_mismatch",
+		[HFI_DROP_PORT_DISABLED] = "port_disabled",
+		[HFI_DROP_PKEY] = "pkey",
+		[HFI_DROP_NO_CONTEXT] = "no_context",
+		[HFI_DROP_HDRQ_FULL] = "hdrq_full",
+		[HFI_DROP_EAGER_FULL] = "eager_full",
+		[HFI_DROP_EAGER_SMALL] = "eager_small",
+		[HFI_DROP_DMA_ERROR] = "dma_error",
+		[HFI_DROP_DEAD_SENDER] = "dead_sender",
+	};
+
+	return reason < HFI_DROP_REASONS ? names[reason] : "?";
+}
+
+int
+hfi_fabric_ports(struct hfi_fabric *fab, struct hfi_fabric_port_info *info, unsigned int max)
+{
+	struct fab_hdr *h = fab->hdr;
+	unsigned int i, n = 0;
+
+	fab_lock(fab);
+	for (i = 0; i < h->max_ports; i++) {
+		struct fab_port *p = &h->ports[i];
+
+		if (atomic_load(&p->state) != PORT_ACTIVE)
+			continue;
+		if (n < max) {
+			struct hfi_fabric_port_info *o = &info[n];
+
+			memset(o, 0, sizeof(*o));
+			o->lid = p->lid;
+			o->pid = (int)atomic_load(&h->procs[p->proc].pid);
+			o->role = (enum hfi_role)p->role;
+			o->link = (enum hfi_link_state)atomic_load(&p->link);
+			o->npkeys = p->npkeys;
+			memcpy(o->pkeys, p->pkeys, sizeof(o->pkeys));
+			memcpy(o->name, p->name, sizeof(o->name));
+		}
+		n++;
+	}
+	fab_unlock(fab);
+	return (int)n;
+}
+
+int
+hfi_fabric_set_pkeys(struct hfi_fabric *fab, uint32_t lid, const uint16_t *pkeys,
+		     unsigned int n)
+{
+	struct fab_port *p;
+	int slot;
+
+	if (n == 0 || n > HFI_PKEY_TABLE_SIZE)
+		return hfi_set_error(-EINVAL, "PKEY table of %u entries: expected 1..%u", n,
+				     HFI_PKEY_TABLE_SIZE);
+	fab_lock(fab);
+	slot = port_by_lid(fab, lid);
+	if (slot >= 0) {
+		p = fab_port(fab, slot);
+		memset(p->pkeys, 0, sizeof(p->pkeys));
+		memcpy(p->pkeys, pkeys, n * sizeof(*pkeys));
+		p->npkeys = n;
+	}
+	fab_unlock(fab);
+	return slot < 0 ? slot : 0;
+}
+
+int
+hfi_fabric_set_link(struct hfi_fabric *fab, uint32_t lid, enum hfi_link_state state)
+{
+	struct fab_port *p;
+	int slot;
+
+	if (state != HFI_LINK_UP && state != HFI_LINK_DOWN)
+		return hfi_set_error(-EINVAL, "link state %d: expected up (1) or down (0)", state);
+	fab_lock(fab);
+	slot = port_by_lid(fab, lid);
+	if (slot >= 0) {
+		p = fab_port(fab, slot);
+		if (atomic_exchange(&p->link, (uint32_t)state) != (uint32_t)state)
+			atomic_fetch_add(&p->link_gen, 1);
+	}
+	fab_unlock(fab);
+	if (slot < 0)
+		return slot;
+	fab_wake(fab, slot);
+	return 0;
+}
+
+static int
+check_mcast(uint32_t mlid)
+{
+	if (!hfi_lid_is_mcast(mlid))
+		return hfi_set_error(-EINVAL, "LID 0x%x is not a multicast LID (0x%x..0x%x)",
+				     mlid, HFI_LID_MCAST_BASE, HFI_LID_PERMISSIVE - 1);
+	return 0;
+}
+
+int
+hfi_fabric_mcast_join(struct hfi_fabric *fab, uint32_t mlid, uint32_t lid)
+{
+	struct fab_hdr *h = fab->hdr;
+	int slot, rc = check_mcast(mlid), g, free_g = -1;
+
+	if (rc != 0)
+		return rc;
+	fab_lock(fab);
+	slot = port_by_lid(fab, lid);
+	if (slot < 0) {
+		rc = slot;
+		goto out;
+	}
+	for (g = 0; g < HFI_FABRIC_MCAST_GROUPS; g++) {
+		uint32_t m = atomic_load(&h->mcast[g].mlid);
+
+		if (m == mlid)
+			break;
+		if (m == 0 && free_g < 0)
+			free_g = g;
+	}
+	if (g == HFI_FABRIC_MCAST_GROUPS) {
+		if (free_g < 0) {
+			rc = hfi_set_error(-ENOSPC, "fabric '%s': all %d multicast groups in use",
+					   fab->spec, HFI_FABRIC_MCAST_GROUPS);
+			goto out;
+		}
+		g = free_g;
+		atomic_store(&h->mcast[g].members, 0);
+		atomic_store(&h->mcast[g].mlid, mlid);
+	}
+	atomic_fetch_or(&h->mcast[g].members, UINT64_C(1) << slot);
+out:
+	fab_unlock(fab);
+	return rc;
+}
+
+int
+hfi_fabric_mcast_leave(struct hfi_fabric *fab, uint32_t mlid, uint32_t lid)
+{
+	struct fab_hdr *h = fab->hdr;
+	int slot, g, rc = check_mcast(mlid);
+
+	if (rc != 0)
+		return rc;
+	fab_lock(fab);
+	slot = port_by_lid(fab, lid);
+	rc = slot < 0 ? slot : hfi_set_error(-ENOENT, "LID 0x%x is not in group 0x%x", lid, mlid);
+	for (g = 0; slot >= 0 && g < HFI_FABRIC_MCAST_GROUPS; g++) {
+		if (atomic_load(&h->mcast[g].mlid) != mlid)
+			continue;
+		if (atomic_fetch_and(&h->mcast[g].members, ~(UINT64_C(1) << slot)) &
+		    (UINT64_C(1) << slot))
+			rc = 0;
+	}
+	fab_unlock(fab);
+	return rc;
+}
+
+int
+hfi_fabric_lid_alive(struct hfi_fabric *fab, uint32_t lid)
+{
+	hfi_fabric_reap(fab);
+	return slot_of_lid(fab, lid) >= 0;
+}
+
+/* ---- capture ---- */
+
+int
+hfi_fabric_capture_start(struct hfi_fabric *fab, const char *path)
+{
+	struct hfi_capture *cap;
+	int rc;
+
+	pthread_mutex_lock(&fab->cap_lock);
+	if (fab->cap != NULL) {
+		pthread_mutex_unlock(&fab->cap_lock);
+		return hfi_set_error(-EBUSY, "fabric '%s' is already being captured", fab->spec);
+	}
+	rc = hfi_capture_open(path, &cap);
+	if (rc == 0) {
+		fab->cap = cap;
+		atomic_store(&fab->capturing, true);
+	}
+	pthread_mutex_unlock(&fab->cap_lock);
+	return rc;
+}
+
+int
+hfi_fabric_capture_stop(struct hfi_fabric *fab)
+{
+	int rc = 0;
+
+	atomic_store(&fab->capturing, false);
+	pthread_mutex_lock(&fab->cap_lock);
+	if (fab->cap != NULL)
+		rc = hfi_capture_close(fab->cap);
+	fab->cap = NULL;
+	pthread_mutex_unlock(&fab->cap_lock);
+	return rc;
+}
+
+void
+fab_capture_data(struct hfi_fabric *fab, const uint8_t *pkt, uint32_t len)
+{
+	if (!atomic_load_explicit(&fab->capturing, memory_order_relaxed))
+		return;
+	pthread_mutex_lock(&fab->cap_lock);
+	if (fab->cap != NULL)
+		hfi_capture_16b(fab->cap, pkt, len);
+	pthread_mutex_unlock(&fab->cap_lock);
+}

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 dpdk-opa-vnic authors
+ */
+
+#ifndef HFI_FABRIC_H
+#define HFI_FABRIC_H
+
+/*
+ * The software fabric: a switch that routes 16B packets by DLID between the
+ * ports of software HFIs, carries MADs, keeps per-port counters and can
+ * capture every packet that crosses it.
+ *
+ * Fabric names ("specs"): "" = the default in-process fabric, "NAME" = a
+ * named in-process fabric, "shm:NAME" = a shared-memory fabric that several
+ * processes of one machine attach to (/dev/shm/opa-fabric-NAME). Each port
+ * has an inbound packet ring and an inbound MAD ring; a port whose process
+ * died is detected and removed, and the packets it was writing are dropped.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hfi_dev.h"
+
+struct hfi_fabric;
+
+#define HFI_FABRIC_MAX_PORTS	64
+#define HFI_FABRIC_MCAST_GROUPS	32
+#define HFI_FABRIC_SHM_PREFIX	"shm:"
+
+struct hfi_fabric_config {
+	unsigned int max_ports;		/* 2..64 */
+	unsigned int data_cells;	/* inbound packet slots per port: power of two, 16..4096 */
+	unsigned int mad_cells;		/* inbound MAD slots per port: power of two, 4..1024 */
+	unsigned int hoq_life_ms;	/* a back-pressured packet is dropped after this long */
+	unsigned int npkeys;		/* PKEY table given to new ports */
+	uint16_t pkeys[HFI_PKEY_TABLE_SIZE];
+};
+
+/* Defaults: 64 ports x 256 slots in-process; 16 ports x 128 slots in shm. */
+void hfi_fabric_config_init(struct hfi_fabric_config *cfg, bool shm);
+
+/* Create a fabric; -EEXIST if it exists. cfg NULL = defaults. */
+int hfi_fabric_create(const char *spec, const struct hfi_fabric_config *cfg,
+		      struct hfi_fabric **out);
+
+/*
+ * Attach to a fabric; one that does not exist is created with the defaults
+ * unless flags has HFI_FABRIC_NOCREATE (then -ENOENT). A shared segment of
+ * another layout version gives -EPROTO.
+ */
+int hfi_fabric_open(const char *spec, unsigned int flags, struct hfi_fabric **out);
+void hfi_fabric_close(struct hfi_fabric *fab);
+
+/* Remove the name of a shared fabric (attached processes keep working). */
+int hfi_fabric_unlink(const char *spec);
+
+const char *hfi_fabric_spec(const struct hfi_fabric *fab);
+void hfi_fabric_get_config(const struct hfi_fabric *fab, struct hfi_fabric_config *cfg);
+
+/* The fabric of a software HFI (NULL for hardware). */
+struct hfi_fabric *hfi_dev_fabric(struct hfi_dev *dev);
+
+/* ---- counters ---- */
+
+enum hfi_drop_reason {
+	HFI_DROP_UNKNOWN_DLID = 0,	/* no port has the DLID (counted at the sender) */
+	HFI_DROP_LINK_DOWN,		/* sender's or receiver's link down (where it happened) */
+	HFI_DROP_FAULT,			/* fault injection (sender) */
+	HFI_DROP_HOQ_TIMEOUT,		/* receiver back-pressured past the HoQ lifetime (receiver) */
+	HFI_DROP_NOT_BYPASS,		/* PBC without PacketBypass: only 16B is modelled (sender) */
+	HFI_DROP_DLID_MISMATCH,		/* arrived at a port that does not own the DLID (receiver) */
+	HFI_DROP_PORT_DISABLED,		/* RCV_CTRL port or bypass receive disabled (receiver) */
+	HFI_DROP_PKEY,			/* PKEY not in the receiver's table (receiver) */
+	HFI_DROP_NO_CONTEXT,		/* selected receive context not enabled (receiver) */
+	HFI_DROP_HDRQ_FULL,		/* header queue full (receiver) */
+	HFI_DROP_EAGER_FULL,		/* no free eager buffer (receiver) */
+	HFI_DROP_EAGER_SMALL,		/* packet longer than the eager buffer (receiver) */
+	HFI_DROP_DMA_ERROR,		/* eager buffer IOVA not mapped (receiver) */
+	HFI_DROP_DEAD_SENDER,		/* the sending process died mid-write (receiver) */
+	HFI_DROP_REASONS
+};
+
+const char *hfi_drop_reason_name(unsigned int reason);
+
+struct hfi_port_counters {
+	uint64_t tx_pkts;		/* packets (multicast: copies) sent into the fabric */
+	uint64_t tx_bytes;
+	uint64_t rx_pkts;		/* written into a receive context */
+	uint64_t rx_bytes;
+	uint64_t rx_injected;		/* raw packets injected at this port (fault API) */
+	uint64_t rx_icrc_errors;	/* of rx_pkts: RHF ICRC error set */
+	uint64_t rx_len_errors;		/* of rx_pkts: RHF LEN error set */
+	uint64_t tx_mads;
+	uint64_t rx_mads;
+	uint64_t mad_drops;		/* MADs dropped at this port (PKEY, full, link) */
+	uint64_t drops[HFI_DROP_REASONS];
+};
+
+/*
+ * Conservation, summed over every port of a fabric once it is idle:
+ * tx_pkts + rx_injected == rx_pkts + sum(drops).
+ */
+int hfi_fabric_port_counters(struct hfi_fabric *fab, uint32_t lid, struct hfi_port_counters *c);
+int hfi_fabric_total_counters(struct hfi_fabric *fab, struct hfi_port_counters *c);
+int hfi_dev_port_counters(struct hfi_dev *dev, struct hfi_port_counters *c);
+uint64_t hfi_port_counters_drops(const struct hfi_port_counters *c);
+
+/* ---- ports ---- */
+
+struct hfi_fabric_port_info {
+	uint32_t lid;
+	int pid;			/* owning process */
+	enum hfi_role role;
+	enum hfi_link_state link;
+	unsigned int npkeys;
+	uint16_t pkeys[HFI_PKEY_TABLE_SIZE];
+	char name[32];
+};
+
+/* Fill up to max entries; returns the number of active ports. */
+int hfi_fabric_ports(struct hfi_fabric *fab, struct hfi_fabric_port_info *info, unsigned int max);
+
+int hfi_fabric_set_pkeys(struct hfi_fabric *fab, uint32_t lid, const uint16_t *pkeys,
+			 unsigned int n);
+int hfi_fabric_set_link(struct hfi_fabric *fab, uint32_t lid, enum hfi_link_state state);
+
+/*
+ * Multicast LIDs (0xf00000..0xfffffe) deliver to every other active port
+ * until a group is defined for them; then only to the group's members
+ * (never back to the sender).
+ */
+int hfi_fabric_mcast_join(struct hfi_fabric *fab, uint32_t mlid, uint32_t lid);
+int hfi_fabric_mcast_leave(struct hfi_fabric *fab, uint32_t mlid, uint32_t lid);
+
+/* Remove ports whose process died; returns how many. */
+int hfi_fabric_reap(struct hfi_fabric *fab);
+
+/* 1 if a live port has this LID, 0 if none (after removing dead ones). */
+int hfi_fabric_lid_alive(struct hfi_fabric *fab, uint32_t lid);
+
+/* ---- capture (pcapng; doc/guides/software_hfi.md gives the tshark recipe) ---- */
+
+/*
+ * Write every packet this process switches, and every MAD it sends, to
+ * path: 16B packets on interface 0 (LINKTYPE_USER0, raw 16B bytes) and MADs
+ * on interface 1 (LINKTYPE_ERF, ERF type 29 = OPA 9B: LRH, BTH, DETH, MAD).
+ */
+int hfi_fabric_capture_start(struct hfi_fabric *fab, const char *path);
+int hfi_fabric_capture_stop(struct hfi_fabric *fab);
+
+#endif /* HFI_FABRIC_H */

@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 dpdk-opa-vnic authors
+ */
+
+#ifndef HFI_FABRIC_PRIV_H
+#define HFI_FABRIC_PRIV_H
+
+/*
+ * Inside the software fabric: the segment layout (the same in private
+ * memory for in-process fabrics and in a shared-memory file for shm:NAME)
+ * and what the device model (hfi_sw.c) uses of it.
+ *
+ * Inbound rings are bounded multi-producer queues of fixed cells. A cell's
+ * state word holds (position, phase, owner): a producer claims a cell with
+ * one compare-and-swap that also records which process claimed it, so a
+ * consumer that finds a cell claimed by a dead process can skip it, and no
+ * other producer ever waits for it.
+ */
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <pthread.h>
+
+#include "hfi_fabric.h"
+#include "hfi_mad.h"
+
+#define FAB_MAGIC		UINT64_C(0x4346424641504f31)	/* "1OPAFBFC" */
+#define FAB_VERSION		1
+#define FAB_MAX_PROCS		64
+#define FAB_CELL_HDR		64
+#define FAB_DATA_PAYLOAD	16384
+#define FAB_MAD_PAYLOAD		HFI_MAD_SIZE
+#define FAB_NAME_MAX		48
+#define FAB_WAKE_NAME_MAX	80
+
+enum fab_cell_phase {
+	CELL_FREE = 0,
+	CELL_CLAIMED = 1,
+	CELL_FULL = 2,
+};
+
+struct fab_cell {
+	_Atomic uint64_t state;		/* position << 24 | phase << 16 | owner */
+	uint32_t len;
+	uint32_t src_lid;
+	/* MADs */
+	uint32_t src_qpn;
+	uint32_t dest_qpn;
+	uint32_t qkey;
+	uint16_t pkey;
+	uint8_t sl;
+	uint8_t flags;
+	uint8_t pad[FAB_CELL_HDR - 32];
+	uint8_t data[];
+};
+
+struct fab_ring {
+	_Atomic uint64_t enq __attribute__((aligned(64)));
+	_Atomic uint64_t deq __attribute__((aligned(64)));
+};
+
+#define FAB_NCOUNTERS	(sizeof(struct hfi_port_counters) / sizeof(uint64_t))
+#define FAB_CTR(field)	(offsetof(struct hfi_port_counters, field) / sizeof(uint64_t))
+#define FAB_CTR_DROP(r)	(FAB_CTR(drops) + (r))
+
+enum fab_port_state {
+	PORT_FREE = 0,
+	PORT_ACTIVE = 1,
+};
+
+struct fab_port {
+	_Atomic uint32_t state;
+	uint32_t proc;			/* owner: index in procs[] */
+	uint32_t lid;
+	uint32_t role;
+	_Atomic uint32_t link;
+	_Atomic uint32_t link_gen;	/* bumped on every link change */
+	_Atomic uint32_t drain_lock;	/* one drainer at a time (owner process) */
+	uint32_t npkeys;
+	uint16_t pkeys[HFI_PKEY_TABLE_SIZE];
+	uint64_t epoch;			/* attaches of this slot so far */
+	char name[32];
+	char wake[FAB_WAKE_NAME_MAX];	/* abstract AF_UNIX name, without the leading NUL */
+	_Atomic uint64_t ctr[FAB_NCOUNTERS] __attribute__((aligned(64)));
+	struct fab_ring data;
+	struct fab_ring mad;
+};
+
+struct fab_proc {
+	_Atomic uint32_t pid;
+	uint32_t gen;
+	uint64_t start_time;
+	uint32_t refs;
+};
+
+struct fab_mcast {
+	_Atomic uint32_t mlid;
+	_Atomic uint64_t members;	/* bit per port slot */
+};
+
+struct fab_hdr {
+	uint64_t magic;
+	uint32_t version;
+	uint32_t hdr_size;
+	uint32_t port_size;
+	uint32_t cell_hdr;
+	uint32_t max_ports;
+	uint32_t data_cells;
+	uint32_t mad_cells;
+	uint32_t hoq_life_ms;
+	uint64_t total_size;
+	uint64_t nonce;
+	uint32_t persistent;
+	uint32_t unlinked;
+	_Atomic uint32_t ready;
+	uint32_t npkeys;
+	uint16_t pkeys[HFI_PKEY_TABLE_SIZE];
+	pthread_mutex_t lock;
+	_Atomic uint32_t lids[HFI_FABRIC_MAX_PORTS];	/* LID of active port i, 0 if none */
+	struct fab_proc procs[FAB_MAX_PROCS];
+	struct fab_mcast mcast[HFI_FABRIC_MCAST_GROUPS];
+	struct fab_port ports[HFI_FABRIC_MAX_PORTS];
+};
+
+struct hfi_capture;
+
+/* A consumer's view of a cell that stays claimed: when it was first seen. */
+struct fab_stuck {
+	uint64_t pos_plus1;		/* 0: none */
+	uint64_t since_ns;
+};
+
+/* The process-local handle of a fabric. */
+struct hfi_fabric {
+	char spec[FAB_NAME_MAX + 8];
+	bool shm;
+	struct fab_hdr *hdr;
+	size_t size;
+	uint8_t *data_base;
+	uint8_t *mad_base;
+	uint32_t data_stride;
+	uint32_t mad_stride;
+	int proc;			/* our entry in procs[] */
+	uint16_t owner;			/* proc | gen << 6, recorded in claimed cells */
+	int refs;
+	int send_sock;			/* for wake-ups */
+	pthread_mutex_t cap_lock;
+	struct hfi_capture *cap;
+	atomic_bool capturing;
+	_Atomic uint64_t last_reap_ns;
+	struct fab_stuck stuck[HFI_FABRIC_MAX_PORTS][2];	/* [slot][data, mad] */
+	struct hfi_fabric *next;
+};
+
+uint64_t fab_now_ns(void);
+
+static inline struct fab_port *
+fab_port(struct hfi_fabric *fab, int slot)
+{
+	return &fab->hdr->ports[slot];
+}
+
+static inline void
+fab_count(struct fab_port *p, size_t idx, uint64_t n)
+{
+	atomic_fetch_add_explicit(&p->ctr[idx], n, memory_order_relaxed);
+}
+
+static inline void
+fab_count_drop(struct fab_port *p, enum hfi_drop_reason r)
+{
+	fab_count(p, FAB_CTR_DROP(r), 1);
+}
+
+/* Attach a port to the fabric; *slot and *wake_fd are set. */
+int fab_port_attach(struct hfi_fabric *fab, const char *name, enum hfi_role role, uint32_t lid,
+		    int *slot, int *wake_fd);
+void fab_port_detach(struct hfi_fabric *fab, int slot, int wake_fd);
+
+/* Port slots that should receive a packet to dlid from src_slot (0: none). */
+uint64_t fab_route(struct hfi_fabric *fab, int src_slot, uint32_t dlid);
+
+/*
+ * Copy a packet into the inbound rings of the ports in *targets. Delivered
+ * (or, for a port that went away or whose link is down, dropped and
+ * counted) targets are cleared; those whose ring is full stay set. Each
+ * copy counts as sent by src_slot, or as injected there when `injected`.
+ */
+void fab_push_data(struct hfi_fabric *fab, int src_slot, uint64_t *targets,
+		   const uint8_t *pkt, uint32_t len, bool injected);
+
+/* Oldest complete inbound packet of a port, or NULL; skips cells of dead writers. */
+struct fab_cell *fab_data_peek(struct hfi_fabric *fab, int slot, uint64_t *pos);
+void fab_data_pop(struct hfi_fabric *fab, int slot, struct fab_cell *c, uint64_t pos);
+
+int fab_push_mad(struct hfi_fabric *fab, int src_slot, const struct hfi_mad_addr *to,
+		 const void *mad, size_t len);
+int fab_pop_mad(struct hfi_fabric *fab, int slot, struct hfi_mad_addr *from, void *buf,
+		size_t *len);
+
+/* Wake the owner of a port (its event descriptor becomes readable). */
+void fab_wake(struct hfi_fabric *fab, int slot);
+/* Empty a wake descriptor. */
+void fab_wake_drain(int fd);
+
+/* Liveness of the process owning a port slot. */
+bool fab_port_owner_alive(struct hfi_fabric *fab, int slot);
+
+/* Run hfi_fabric_reap() if the last run is older than interval_ms. */
+void fab_reap_periodic(struct hfi_fabric *fab, unsigned int interval_ms);
+
+void fab_capture_data(struct hfi_fabric *fab, const uint8_t *pkt, uint32_t len);
+
+#endif /* HFI_FABRIC_PRIV_H */

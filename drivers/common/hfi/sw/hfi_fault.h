@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 dpdk-opa-vnic authors
+ */
+
+#ifndef HFI_FAULT_H
+#define HFI_FAULT_H
+
+/*
+ * Fault injection into a software HFI, for tests. Every call returns
+ * -ENOTSUP on a hardware HFI.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hfi_dev.h"
+
+/* Drop the next n packets this HFI sends (counted as HFI_DROP_FAULT). */
+int hfi_fault_drop(struct hfi_dev *dev, unsigned int n);
+
+/* Corrupt the ICRC of the next n packets this HFI sends (receiver flags RHF ICRC). */
+int hfi_fault_corrupt_icrc(struct hfi_dev *dev, unsigned int n);
+
+/* Halt SDMA engine `engine` with SDMA_ERR_HALT, as an engine error would. */
+int hfi_fault_halt_sdma(struct hfi_dev *dev, unsigned int engine);
+
+/* The next n packets for receive context ctxt find its header queue full. */
+int hfi_fault_hdrq_overflow(struct hfi_dev *dev, unsigned int ctxt, unsigned int n);
+
+/* Take the port's link down or up; link callbacks see the change. */
+int hfi_fault_link(struct hfi_dev *dev, enum hfi_link_state state);
+
+/*
+ * Deliver a raw 16B packet (whole flits, 16..16376 bytes) to this HFI's
+ * port as if it came from the fabric: PKEY, ICRC, RSM and the receive
+ * context rules apply. HFI_INJECT_SET_ICRC writes a correct ICRC first.
+ */
+#define HFI_INJECT_SET_ICRC	0x1u
+int hfi_fault_inject_rx(struct hfi_dev *dev, const void *pkt, size_t len, unsigned int flags);
+
+#endif /* HFI_FAULT_H */
