@@ -16,6 +16,7 @@ TEST_VNIC_CMD("version", cmd_version, "print the version of dpdk-opa-vnic")
 TEST_VNIC_CMD("encap", cmd_encap, "wrap Ethernet frames in OPA 16B headers (stdin lines)")
 TEST_VNIC_CMD("decap", cmd_decap, "validate and decode OPA 16B packets (stdin lines)")
 TEST_VNIC_CMD("vema-replay", cmd_vema_replay, "replay VEMA request sequences against the agent")
+TEST_VNIC_CMD("fabric", cmd_fabric, "manage and exercise software fabrics (shm:NAME)")
 
 #ifdef TEST_VNIC_CMD_PROTOTYPES
 #undef TEST_VNIC_CMD

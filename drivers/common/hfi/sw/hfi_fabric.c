@@ -454,6 +454,7 @@ create_shm(struct hfi_fabric *fab, const char *name, const struct hfi_fabric_con
 static int
 attach_shm(struct hfi_fabric *fab, const char *name)
 {
+	struct { uint64_t magic; uint32_t version, hdr_size; } id;
 	char path[96];
 	struct fab_hdr *h = NULL;
 	struct stat st;
@@ -473,9 +474,19 @@ attach_shm(struct hfi_fabric *fab, const char *name)
 	}
 	/* The creator sizes the file, writes the header, then sets ready. */
 	for (;;) {
+		memset(&id, 0, sizeof(id));
 		if (fstat(fd, &st) < 0) {
 			rc = -errno;
 			goto fail;
+		}
+		if (pread(fd, &id, sizeof(id), 0) == (ssize_t)sizeof(id) && id.magic != 0) {
+			if (id.magic != FAB_MAGIC) {
+				rc = hfi_set_error(-EPROTO, "/dev/shm%s is not an OPA software "
+						   "fabric segment", path);
+				goto fail;
+			}
+			if (id.version != FAB_VERSION || id.hdr_size != sizeof(*h))
+				break;	/* another layout: reported below */
 		}
 		if ((size_t)st.st_size >= sizeof(*h)) {
 			if (h == NULL) {
@@ -485,11 +496,6 @@ attach_shm(struct hfi_fabric *fab, const char *name)
 					rc = -errno;
 					goto fail;
 				}
-			}
-			if (h->magic != 0 && h->magic != FAB_MAGIC) {
-				rc = hfi_set_error(-EPROTO, "/dev/shm%s is not an OPA software "
-						   "fabric segment", path);
-				goto fail;
 			}
 			if (h->magic == FAB_MAGIC && atomic_load(&h->ready))
 				break;
@@ -501,6 +507,14 @@ attach_shm(struct hfi_fabric *fab, const char *name)
 		}
 		sleep_ms(10);
 		waited += 10;
+	}
+	if (h == NULL) {
+		rc = hfi_set_error(-EPROTO, "shared fabric '%s' is incompatible: layout version "
+				   "%u (header %u bytes), this build expects version %u (header "
+				   "%zu bytes); recreate it (remove /dev/shm%s)", fab->spec,
+				   id.version, id.hdr_size, FAB_VERSION, sizeof(struct fab_hdr),
+				   path);
+		goto fail;
 	}
 	if (h->version != FAB_VERSION || h->hdr_size != sizeof(struct fab_hdr) ||
 	    h->port_size != sizeof(struct fab_port) || h->cell_hdr != FAB_CELL_HDR ||
@@ -900,6 +914,19 @@ port_mad_cells(struct hfi_fabric *fab, int slot)
 }
 
 struct fab_cell *
+fab_data_claim(struct hfi_fabric *fab, int slot, uint64_t *pos)
+{
+	return ring_claim(&fab_port(fab, slot)->data, port_data_cells(fab, slot),
+			  fab->hdr->data_cells, fab->data_stride, fab->owner, pos);
+}
+
+void
+fab_data_commit(struct hfi_fabric *fab, struct fab_cell *c, uint64_t pos)
+{
+	ring_commit(c, pos, fab->hdr->data_cells);
+}
+
+struct fab_cell *
 fab_data_peek(struct hfi_fabric *fab, int slot, uint64_t *pos)
 {
 	struct fab_port *port = fab_port(fab, slot);
@@ -1101,14 +1128,13 @@ fab_push_data(struct hfi_fabric *fab, int src_slot, uint64_t *targets, const uin
 		} else if (atomic_load_explicit(&dst->link, memory_order_relaxed) != HFI_LINK_UP) {
 			fab_count_drop(dst, HFI_DROP_LINK_DOWN);
 		} else {
-			c = ring_claim(&dst->data, port_data_cells(fab, i), fab->hdr->data_cells,
-				       fab->data_stride, fab->owner, &pos);
+			c = fab_data_claim(fab, i, &pos);
 			if (c == NULL)
 				continue;	/* full: stays in *targets */
 			c->len = len;
 			c->src_lid = src->lid;
 			memcpy(c->data, pkt, len);
-			ring_commit(c, pos, fab->hdr->data_cells);
+			fab_data_commit(fab, c, pos);
 		}
 		if (injected) {
 			fab_count(src, FAB_CTR(rx_injected), 1);

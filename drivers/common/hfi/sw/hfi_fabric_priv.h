@@ -191,6 +191,10 @@ uint64_t fab_route(struct hfi_fabric *fab, int src_slot, uint32_t dlid);
 void fab_push_data(struct hfi_fabric *fab, int src_slot, uint64_t *targets,
 		   const uint8_t *pkt, uint32_t len, bool injected);
 
+/* Claim a cell of a port's inbound packet ring (NULL: full), fill it, commit it. */
+struct fab_cell *fab_data_claim(struct hfi_fabric *fab, int slot, uint64_t *pos);
+void fab_data_commit(struct hfi_fabric *fab, struct fab_cell *c, uint64_t pos);
+
 /* Oldest complete inbound packet of a port, or NULL; skips cells of dead writers. */
 struct fab_cell *fab_data_peek(struct hfi_fabric *fab, int slot, uint64_t *pos);
 void fab_data_pop(struct hfi_fabric *fab, int slot, struct fab_cell *c, uint64_t pos);

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 dpdk-opa-vnic authors
+ */
+
+/*
+ * The shared-memory fabric: errors for missing, foreign, incompatible and
+ * full segments; name clean-up; a second process that dies (even in the
+ * middle of writing a packet) leaves nothing stuck for the survivor.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "hfi_fabric_priv.h"
+#include "hfi_harness.h"
+#include "hfi_mad.h"
+#include "hfi_test.h"
+
+static char spec[64];
+
+static void
+unique_spec(const char *what)
+{
+	snprintf(spec, sizeof(spec), "shm:unit-%s-%d", what, (int)getpid());
+}
+
+static bool
+shm_exists(const char *s)
+{
+	char path[128];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/dev/shm/opa-fabric-%s", s + 4);
+	return stat(path, &st) == 0;
+}
+
+static void
+write_segment(const char *s, const void *data, size_t len)
+{
+	char path[128];
+	int fd;
+
+	snprintf(path, sizeof(path), "/opa-fabric-%s", s + 4);
+	fd = shm_open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, data, len), (ssize_t)len);
+	close(fd);
+}
+
+static void
+test_errors(void **state)
+{
+	struct hfi_fabric_config cfg;
+	struct hfi_fabric *fab;
+	struct hfi_dev_params p;
+	struct hfi_dev *d[3];
+	struct fab_hdr *h = calloc(1, sizeof(*h));
+	char junk[8192];
+
+	(void)state;
+	unique_spec("missing");
+	assert_int_equal(hfi_fabric_open(spec, HFI_FABRIC_NOCREATE, &fab), -ENOENT);
+	assert_non_null(strstr(hfi_last_error(), "does not exist"));
+	hfi_dev_params_init(&p);
+	p.fabric = spec;
+	p.fabric_flags = HFI_FABRIC_NOCREATE;
+	assert_int_equal(hfi_dev_open("sw0", &p, &d[0]), -ENOENT);
+
+	unique_spec("junk");
+	memset(junk, 0x5a, sizeof(junk));
+	write_segment(spec, junk, sizeof(junk));
+	assert_int_equal(hfi_fabric_open(spec, 0, &fab), -EPROTO);
+	assert_non_null(strstr(hfi_last_error(), "not an OPA software fabric"));
+	assert_int_equal(hfi_fabric_unlink(spec), 0);
+
+	unique_spec("old");
+	h->magic = FAB_MAGIC;
+	h->version = 99;
+	h->ready = 1;
+	write_segment(spec, h, sizeof(*h));
+	assert_int_equal(hfi_fabric_open(spec, 0, &fab), -EPROTO);
+	assert_non_null(strstr(hfi_last_error(), "incompatible"));
+	assert_int_equal(hfi_fabric_unlink(spec), 0);
+	free(h);
+
+	unique_spec("full");
+	hfi_fabric_config_init(&cfg, true);
+	cfg.max_ports = 2;
+	cfg.data_cells = 16;
+	assert_int_equal(hfi_fabric_create(spec, &cfg, &fab), 0);
+	assert_int_equal(hfi_fabric_create(spec, &cfg, &fab), -EEXIST);
+	assert_non_null(d[0] = test_open("sw0", spec, HFI_ENGINE_INLINE, 0));
+	assert_non_null(d[1] = test_open("sw1", spec, HFI_ENGINE_INLINE, 0));
+	assert_null(test_open("sw2", spec, HFI_ENGINE_INLINE, 0));
+	assert_non_null(strstr(hfi_last_error(), "full"));
+	hfi_dev_close(d[0]);
+	hfi_dev_close(d[1]);
+	hfi_fabric_close(fab);
+	/* Created explicitly: it stays until removed. */
+	assert_true(shm_exists(spec));
+	assert_int_equal(hfi_fabric_unlink(spec), 0);
+	assert_false(shm_exists(spec));
+	assert_int_equal(hfi_fabric_unlink(spec), -ENOENT);
+	assert_int_equal(hfi_fabric_unlink("plain"), -EINVAL);
+
+	/* Created on first use: gone with its last user. */
+	unique_spec("auto");
+	assert_non_null(d[0] = test_open("sw0", spec, HFI_ENGINE_INLINE, 0));
+	assert_true(shm_exists(spec));
+	hfi_dev_close(d[0]);
+	assert_false(shm_exists(spec));
+}
+
+static void
+wait_byte(int fd)
+{
+	char c;
+
+	assert_int_equal(read(fd, &c, 1), 1);
+}
+
+static void
+send_byte(int fd)
+{
+	assert_int_equal(write(fd, "x", 1), 1);
+}
+
+/* The other process: 100 packets to LID 1, then a cell claimed and never filled. */
+static void
+child(int go, int done)
+{
+	struct harness_hdr h = { .slid = 2, .dlid = 1, .pkey = 0xffff, .vesw = 1 };
+	struct harness_txq tx;
+	struct hfi_dev *dev;
+	struct fab_cell *c;
+	uint8_t frame[TEST_FRAME_LEN];
+	uint64_t pos;
+	uint32_t i;
+	int slot;
+
+	wait_byte(go);
+	dev = test_open("sw1", spec, HFI_ENGINE_INLINE, 2);
+	if (dev == NULL || harness_txq_open(&tx, dev, 0, 256) != 0)
+		_exit(1);
+	for (i = 0; i < 100; i++) {
+		test_frame(frame, i);
+		if (harness_txq_post(&tx, &h, frame, sizeof(frame)) != 0)
+			_exit(2);
+	}
+	harness_txq_kick(&tx);
+	while (hfi_sdma_in_flight(tx.sdma) > 0)
+		harness_txq_reap(&tx);
+	slot = __builtin_ctzll(fab_route(hfi_dev_fabric(dev), 0, 1));
+	c = fab_data_claim(hfi_dev_fabric(dev), slot, &pos);
+	if (c == NULL)
+		_exit(3);
+	send_byte(done);
+	for (;;)
+		pause();
+}
+
+static void
+test_dead_process(void **state)
+{
+	struct harness_hdr h = { .slid = 1, .dlid = 1, .pkey = 0xffff, .vesw = 1 };
+	struct hfi_mad_addr to = { .lid = 2, .qpn = HFI_QP1, .qkey = HFI_GSI_QKEY };
+	uint8_t frame[TEST_FRAME_LEN], mad[256] = { 0x80 };
+	struct hfi_rcv_params rp;
+	struct harness_rxq rx;
+	struct harness_txq tx;
+	struct hfi_dev *dev, *again;
+	struct hfi_fabric *fab;
+	int go[2], done[2], status;
+	unsigned int i, got = 0;
+	pid_t pid;
+	struct timespec ts = { 0, 1000000 };
+
+	(void)state;
+	unique_spec("dead");
+	assert_int_equal(pipe(go), 0);
+	assert_int_equal(pipe(done), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		child(go[0], done[1]);
+	assert_int_equal(hfi_fabric_create(spec, NULL, &fab), 0);
+	assert_non_null(dev = test_open("sw0", spec, HFI_ENGINE_INLINE, 1));
+	harness_rcv_params(&rp);
+	assert_int_equal(harness_rxq_open(&rx, dev, 0, &rp), 0);
+	harness_port_enable(dev, 0);
+	assert_int_equal(harness_txq_open(&tx, dev, 0, 64), 0);
+	send_byte(go[1]);
+	wait_byte(done[0]);
+	assert_int_equal(harness_rxq_poll(&rx, 1000, NULL, NULL), 100);
+	assert_int_equal(hfi_fabric_lid_alive(fab, 2), 1);
+
+	/* Our own packets queue behind the cell the child holds. */
+	for (i = 0; i < 5; i++) {
+		test_frame(frame, i);
+		assert_int_equal(harness_txq_post(&tx, &h, frame, sizeof(frame)), 0);
+	}
+	harness_txq_kick(&tx);
+	harness_txq_reap(&tx);
+	assert_int_equal(harness_rxq_poll(&rx, 1000, NULL, NULL), 0);
+
+	kill(pid, SIGKILL);
+	/* Still a zombie (not reaped): it counts as dead already. */
+	for (i = 0; i < 1000 && hfi_fabric_lid_alive(fab, 2); i++)
+		nanosleep(&ts, NULL);
+	assert_int_equal(hfi_fabric_lid_alive(fab, 2), 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	for (i = 0; i < 1000 && got < 5; i++) {
+		got += harness_rxq_poll(&rx, 1000, NULL, NULL);
+		nanosleep(&ts, NULL);
+	}
+	assert_int_equal(got, 5);
+	assert_int_equal(test_counters(dev).drops[HFI_DROP_DEAD_SENDER], 1);
+	assert_int_equal(hfi_mad_send(dev, &to, mad, sizeof(mad)), -EHOSTUNREACH);
+	/* The dead port's LID and slot can be used again. */
+	assert_non_null(again = test_open("sw2", spec, HFI_ENGINE_INLINE, 2));
+	assert_int_equal(hfi_mad_send(dev, &to, mad, sizeof(mad)), 0);
+	hfi_dev_close(again);
+
+	harness_txq_close(&tx);
+	harness_rxq_close(&rx);
+	hfi_dev_close(dev);
+	hfi_fabric_close(fab);
+	assert_int_equal(hfi_fabric_unlink(spec), 0);
+	close(go[0]);
+	close(go[1]);
+	close(done[0]);
+	close(done[1]);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_dead_process),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
