@@ -66,7 +66,7 @@ struct opa_vnic_counters {
 	uint64_t tx_bytes;
 	uint64_t rx_grp[OPA_VNIC_GRP_NUM];
 	uint64_t tx_grp[OPA_VNIC_GRP_NUM];
-	uint64_t rx_fifo_errors;	/* no mbuf, or a software demux ring full */
+	uint64_t rx_fifo_errors;	/* receive queue full (HFI header queue or demux ring), no mbuf */
 	uint64_t rx_nohandler;		/* unknown vesw id / not VNIC (VEMA rx_bad_veswid) */
 	uint64_t rx_drop_state;
 	uint64_t rx_runt;

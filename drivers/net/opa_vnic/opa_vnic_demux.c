@@ -351,10 +351,20 @@ pool_release(struct rte_mempool *mp)
 unsigned int
 opa_vnic_hdrq_cnt(unsigned int egr_cnt)
 {
-	unsigned int c = RTE_ALIGN_CEIL(egr_cnt, 32) + 32;
+	/*
+	 * Not more entries than eager buffers: a full context then overflows
+	 * its header queue first, which the HFI counts (RCV_HDR_OVFL_CNT).
+	 */
+	unsigned int c = RTE_MAX(RTE_ALIGN_FLOOR(egr_cnt, 32u), 64u);
 
 	/* A multiple of 13 entries would make stale RHF sequence numbers look new. */
-	return c % 13 == 0 ? c + 32 : c;
+	return c % 13 == 0 ? c - 32 : c;
+}
+
+uint64_t
+opa_vnic_ctxt_overflows(struct hfi_dev *dev, unsigned int ctxt)
+{
+	return hfi_csr_read(dev, RCV_CTXT_CSR(ctxt, RCV_HDR_OVFL_CNT));
 }
 
 int
@@ -419,6 +429,7 @@ opa_vnic_shared_setup(struct opa_vnic_hfi *hfi)
 		goto fail_bufs;
 	}
 	sh->egr_size = p.egr_size;
+	sh->ovfl_start = opa_vnic_ctxt_overflows(hfi->dev, sh->ctxt);
 	hfi_rcv_port_ctrl(hfi->dev, RCV_CTRL_RCV_PORT_ENABLE | RCV_CTRL_RCV_BYPASS_ENABLE |
 			  RCV_CTRL_RCV_PARTITION_KEY_ENABLE, 0);
 	__atomic_store_n(&sh->rcv, rcv, __ATOMIC_RELEASE);
@@ -446,6 +457,7 @@ opa_vnic_shared_release(struct opa_vnic_hfi *hfi)
 		rte_pause();
 	__atomic_store_n(&sh->busy, 0, __ATOMIC_RELEASE);
 	hfi_rcv_port_ctrl(hfi->dev, 0, RCV_CTRL_RCV_PORT_ENABLE | RCV_CTRL_RCV_BYPASS_ENABLE);
+	sh->ovfl += opa_vnic_ctxt_overflows(hfi->dev, sh->ctxt) - sh->ovfl_start;
 	hfi_rcv_release(rcv);
 	rte_pktmbuf_free_bulk(sh->bufs, OPA_VNIC_SHARED_EGR);
 	rte_free(sh->bufs);

@@ -55,7 +55,7 @@ extern int opa_vnic_logtype;
 #define OPA_VNIC_NUM_VESW	4096
 #define OPA_VNIC_BURST		32
 #define OPA_VNIC_DEMUX_RING	1024	/* software demux ring per rx queue */
-#define OPA_VNIC_SHARED_EGR	512	/* eager buffers of the per-HFI shared context */
+#define OPA_VNIC_SHARED_EGR	1024	/* eager buffers of the per-HFI shared context */
 #define OPA_VNIC_SHARED_POOL	4096	/* mbufs of the shared context's pool */
 #define OPA_VNIC_EGR_ALIGN	64	/* eager buffer alignment of the software HFI */
 #define OPA_VNIC_DESC_MIN	64
@@ -168,6 +168,8 @@ struct opa_vnic_rxq {
 	struct opa_vnic_rxq_stats stats __rte_cache_aligned;
 	/* cold */
 	uint64_t base[3];			/* packets, bytes, errors at the last reset */
+	uint64_t ovfl;				/* HFI overflows of earlier runs */
+	uint64_t ovfl_start;			/* RCV_HDR_OVFL_CNT when the context started */
 	unsigned int ctxt;			/* reserved receive context */
 	unsigned int socket;
 	uint32_t egr_cnt;
@@ -273,6 +275,8 @@ struct opa_vnic_shared {
 	unsigned int ctxt;
 	uint32_t egr_size;
 	uint64_t drained;			/* packets demultiplexed from it */
+	uint64_t ovfl;				/* HFI overflows of earlier runs */
+	uint64_t ovfl_start;
 };
 
 struct opa_vnic_hfi {
@@ -374,6 +378,8 @@ int opa_vnic_rxq_group_join(struct opa_vnic_rxq *q);
 void opa_vnic_rxq_group_leave(struct opa_vnic_rxq *q);
 /* Header queue entries for egr_cnt eager buffers (multiple of 32, not of 13). */
 unsigned int opa_vnic_hdrq_cnt(unsigned int egr_cnt);
+/* Packets the HFI dropped because the context's header queue was full. */
+uint64_t opa_vnic_ctxt_overflows(struct hfi_dev *dev, unsigned int ctxt);
 /* Claim the first free receive context of an HFI (lock held); -EBUSY if none. */
 int opa_vnic_claim_ctxt(struct hfi_dev *dev, unsigned int *ctxt);
 /* Offset of the eager buffer in an mbuf's buffer (64-byte aligned IOVA). */

@@ -162,14 +162,21 @@ opa_vnic_hfi_program_rsm(struct opa_vnic_hfi *hfi)
 
 	if (hfi->shared.rcv == NULL) {
 		hfi_rsm_rule_clear(hfi->dev, HFI_RSM_VNIC_SLOT);
+		hfi->rsm_k = 0;
 		return;
 	}
 	for (i = 0; i <= OPA_VNIC_MAX_VPORT; i++)
 		if (vport_rsm_eligible(hfi->vports[i]) &&
 		    hfi->vports[i]->eth_dev->data->nb_rx_queues > maxq)
 			maxq = hfi->vports[i]->eth_dev->data->nb_rx_queues;
+	/*
+	 * k only grows while vports run: a vport starting or stopping then
+	 * changes its own map entries only, never where another vport's
+	 * traffic lands.
+	 */
 	while ((1u << k) < maxq)
 		k++;
+	k = RTE_MAX(k, hfi->rsm_k);
 	vmask = (1u << (8 - k)) - 1;
 	for (i = 0; i < HFI_RSM_MAP_ENTRIES; i++) {
 		struct opa_vnic_vport *owner = NULL;

@@ -162,6 +162,7 @@ opa_vnic_rxq_start(struct opa_vnic_rxq *q)
 		goto fail;
 	}
 	rte_free(iova);
+	q->ovfl_start = opa_vnic_ctxt_overflows(dev, q->ctxt);
 	__atomic_store_n(&q->running, true, __ATOMIC_RELEASE);
 	return 0;
 fail:
@@ -181,6 +182,7 @@ opa_vnic_rxq_stop(struct opa_vnic_rxq *q)
 
 	if (q->rcv == NULL)
 		return;
+	q->ovfl += opa_vnic_ctxt_overflows(dev, q->ctxt) - q->ovfl_start;
 	hfi_rcv_release(q->rcv);
 	q->rcv = NULL;
 	hfi_dev_claim_ctxt(dev, q->ctxt);

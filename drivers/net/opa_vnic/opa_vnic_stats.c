@@ -68,6 +68,14 @@ add_txq(struct opa_vnic_counters *c, const struct opa_vnic_txq_stats *s)
 	c->tx_aborted += s->aborted;
 }
 
+/* Packets the HFI dropped at a full header queue of the queue's context. */
+static uint64_t
+rxq_overflows(struct opa_vnic_hfi *hfi, const struct opa_vnic_rxq *q)
+{
+	return q->ovfl + (q->rcv != NULL ?
+		opa_vnic_ctxt_overflows(hfi->dev, q->ctxt) - q->ovfl_start : 0);
+}
+
 void
 opa_vnic_counters_raw(const struct opa_vnic_vport *vp, struct opa_vnic_counters *c)
 {
@@ -75,22 +83,31 @@ opa_vnic_counters_raw(const struct opa_vnic_vport *vp, struct opa_vnic_counters 
 
 	*c = vp->retired;
 	for (q = 0; q < OPA_VNIC_MAX_QUEUES; q++) {
-		if (vp->rxq[q] != NULL)
+		if (vp->rxq[q] != NULL) {
 			add_rxq(c, &vp->rxq[q]->stats);
+			c->rx_fifo_errors += rxq_overflows(vp->hfi, vp->rxq[q]);
+		}
 		if (vp->txq[q] != NULL)
 			add_txq(c, &vp->txq[q]->stats);
 	}
 	add_async(c, vp->rx_async);
-	if (opa_vnic_hfi_is_first_vport(vp->hfi, vp))
+	if (opa_vnic_hfi_is_first_vport(vp->hfi, vp)) {
+		const struct opa_vnic_shared *sh = &vp->hfi->shared;
+
 		add_async(c, vp->hfi->rx_async);
+		c->rx_fifo_errors += sh->ovfl + (sh->rcv != NULL ?
+			opa_vnic_ctxt_overflows(vp->hfi->dev, sh->ctxt) - sh->ovfl_start : 0);
+	}
 }
 
 void
 opa_vnic_stats_retire(struct opa_vnic_vport *vp, const struct opa_vnic_rxq *rxq,
 		      const struct opa_vnic_txq *txq)
 {
-	if (rxq != NULL)
+	if (rxq != NULL) {
 		add_rxq(&vp->retired, &rxq->stats);
+		vp->retired.rx_fifo_errors += rxq_overflows(vp->hfi, rxq);
+	}
 	if (txq != NULL)
 		add_txq(&vp->retired, &txq->stats);
 }
