@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+#include <sys/auxv.h>
 
 #include <bus_vdev_driver.h>
 #include <ethdev_driver.h>
@@ -512,6 +512,8 @@ const struct eth_dev_ops opa_vnic_ops = {
 	.xstats_get_names = opa_vnic_xstats_get_names,
 	.xstats_reset = opa_vnic_stats_reset,
 	.dev_supported_ptypes_get = opa_vnic_supported_ptypes,
+	.rxq_info_get = opa_vnic_rxq_info_get,
+	.txq_info_get = opa_vnic_txq_info_get,
 	.rx_burst_mode_get = opa_vnic_rx_burst_mode_get,
 	.tx_burst_mode_get = opa_vnic_tx_burst_mode_get,
 	.eth_dev_priv_dump = opa_vnic_priv_dump,
@@ -625,7 +627,10 @@ static struct rte_vdev_driver opa_vnic_vdev_drv = {
  * LD_PRELOAD and again from DPDK's plugin directory, or with -d): the copy
  * that comes second finds the first one's marker and stays silent.
  */
-const char opa_vnic_pmd_marker[] = OPA_VNIC_DRIVER_NAME;
+#define MARKER_LEN	sizeof(OPA_VNIC_DRIVER_NAME)
+static const char marker[MARKER_LEN] = OPA_VNIC_DRIVER_NAME;
+/* Exported; inside each copy, 'marker' itself is its own (a static is not interposed). */
+extern const char opa_vnic_pmd_marker[MARKER_LEN] __attribute__((alias("marker")));
 #define OPA_VNIC_LOADED_ENV	"OPA_VNIC_PMD_LOADED"
 
 static bool
@@ -635,12 +640,20 @@ another_copy_registered(void)
 	const char *env = getenv(OPA_VNIC_LOADED_ENV);
 	char mine[64];
 
-	if (first != NULL && first != (const void *)opa_vnic_pmd_marker)
+	const uint8_t *image = (const uint8_t *)getauxval(AT_RANDOM);
+	uint64_t token = 0;
+
+	if (first != NULL && first != (const void *)marker)
 		return true;
-	/* Copies loaded with RTLD_LOCAL do not see each other's symbols. */
-	snprintf(mine, sizeof(mine), "%d:%p", (int)getpid(), (const void *)opa_vnic_pmd_marker);
-	if (env != NULL && strncmp(env, mine, (size_t)(strchr(mine, ':') - mine) + 1) == 0 &&
-	    strcmp(env, mine) != 0)
+	/*
+	 * Copies loaded with RTLD_LOCAL do not see each other's symbols: the
+	 * first one leaves its address in the environment, tagged with the
+	 * process image (AT_RANDOM differs after an exec, the pid does not).
+	 */
+	if (image != NULL)
+		memcpy(&token, image, sizeof(token));
+	snprintf(mine, sizeof(mine), "%016" PRIx64 ":%p", token, (const void *)marker);
+	if (env != NULL && strncmp(env, mine, 17) == 0 && strcmp(env, mine) != 0)
 		return true;
 	setenv(OPA_VNIC_LOADED_ENV, mine, 1);
 	return false;

@@ -359,6 +359,8 @@ void opa_vnic_rxq_stop(struct opa_vnic_rxq *q);
 void opa_vnic_txq_drain(struct opa_vnic_txq *q);
 uint16_t opa_vnic_recv_pkts(void *rxq, struct rte_mbuf **pkts, uint16_t n);
 uint16_t opa_vnic_xmit_pkts(void *txq, struct rte_mbuf **pkts, uint16_t n);
+void opa_vnic_rxq_info_get(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_rxq_info *info);
+void opa_vnic_txq_info_get(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_txq_info *info);
 int opa_vnic_rx_burst_mode_get(struct rte_eth_dev *dev, uint16_t qid,
 			       struct rte_eth_burst_mode *mode);
 int opa_vnic_tx_burst_mode_get(struct rte_eth_dev *dev, uint16_t qid,

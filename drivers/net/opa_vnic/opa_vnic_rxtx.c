@@ -527,6 +527,30 @@ opa_vnic_xmit_pkts(void *txq, struct rte_mbuf **pkts, uint16_t n)
 	return i;
 }
 
+/* ---- queue information ---- */
+
+void
+opa_vnic_rxq_info_get(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_rxq_info *info)
+{
+	struct opa_vnic_vport *vp = dev->data->dev_private;
+	const struct opa_vnic_rxq *q = vp->rxq[qid];
+
+	info->mp = q->mp;
+	info->nb_desc = (uint16_t)q->egr_cnt;
+	info->rx_buf_size = (uint16_t)q->egr_size;
+	info->scattered_rx = 0;
+	info->conf.share_group = q->share_group;
+	info->conf.share_qid = q->share_qid;
+}
+
+void
+opa_vnic_txq_info_get(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_txq_info *info)
+{
+	struct opa_vnic_vport *vp = dev->data->dev_private;
+
+	info->nb_desc = vp->txq[qid]->nb_desc;
+}
+
 /* ---- burst mode ---- */
 
 int
