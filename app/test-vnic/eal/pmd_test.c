@@ -247,14 +247,6 @@ pt_assert_pool_full(struct rte_mempool *mp)
 			 mp->size - rte_mempool_avail_count(mp), mp->size);
 }
 
-const char *
-pt_variant(const char *name)
-{
-	const char *dash = strchr(name, '-');
-
-	return dash != NULL ? dash + 1 : "";
-}
-
 void
 pt_dump(uint16_t port)
 {

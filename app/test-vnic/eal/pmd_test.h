@@ -83,24 +83,21 @@ void pt_assert_pool_full(struct rte_mempool *mp);
 /* Print a port's non-zero xstats and its private dump (failure diagnostics). */
 void pt_dump(uint16_t port);
 
-/* Scenarios (one per process: EAL starts once). */
+/* Scenarios (one per process: EAL starts once); the test gets the variant as its state. */
 struct pt_scenario {
 	const char *name;
 	const char *lcores;
-	int (*run)(const char *name);
+	void (*test)(void **state);
 };
 
-int pt_run_traffic_demux(const char *name);
-int pt_run_multi_lcore(const char *name);
-int pt_run_rxq_share(const char *name);
-int pt_run_restart(const char *name);
-int pt_run_rx_errors(const char *name);
-int pt_run_tx_paths(const char *name);
-int pt_run_link_config(const char *name);
-int pt_run_probe_errors(const char *name);
-int pt_run_hotplug(const char *name);
-
-/* The variant a traffic scenario runs in: its name after the first '-'. */
-const char *pt_variant(const char *name);
+void pt_test_demux(void **state);
+void pt_test_multi_lcore(void **state);
+void pt_test_rxq_share(void **state);
+void pt_test_restart(void **state);
+void pt_test_rx_errors(void **state);
+void pt_test_tx_paths(void **state);
+void pt_test_link_config(void **state);
+void pt_test_probe_errors(void **state);
+void pt_test_hotplug(void **state);
 
 #endif /* PMD_TEST_H */

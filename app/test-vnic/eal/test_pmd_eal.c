@@ -18,17 +18,17 @@
 #include "pmd_test.h"
 
 static const struct pt_scenario scenarios[] = {
-	{ "demux-inline-hw", NULL, pt_run_traffic_demux },
-	{ "demux-thread-hw", NULL, pt_run_traffic_demux },
-	{ "demux-inline-sw", NULL, pt_run_traffic_demux },
-	{ "multi-lcore", "0@0,1@1,2@0,3@1", pt_run_multi_lcore },
-	{ "rxq-share", NULL, pt_run_rxq_share },
-	{ "restart", "0@0,1@1,2@0", pt_run_restart },
-	{ "rx-errors", NULL, pt_run_rx_errors },
-	{ "tx-paths", NULL, pt_run_tx_paths },
-	{ "link-config", NULL, pt_run_link_config },
-	{ "probe-errors", NULL, pt_run_probe_errors },
-	{ "hotplug", NULL, pt_run_hotplug },
+	{ "demux-inline-hw", NULL, pt_test_demux },
+	{ "demux-thread-hw", NULL, pt_test_demux },
+	{ "demux-inline-sw", NULL, pt_test_demux },
+	{ "multi-lcore", "0@0,1@1,2@0,3@1", pt_test_multi_lcore },
+	{ "rxq-share", NULL, pt_test_rxq_share },
+	{ "restart", "0@0,1@1,2@0", pt_test_restart },
+	{ "rx-errors", NULL, pt_test_rx_errors },
+	{ "tx-paths", NULL, pt_test_tx_paths },
+	{ "link-config", NULL, pt_test_link_config },
+	{ "probe-errors", NULL, pt_test_probe_errors },
+	{ "hotplug", NULL, pt_test_hotplug },
 };
 
 int
@@ -54,7 +54,17 @@ main(int argc, char **argv)
 	}
 	pt_mp = rte_pktmbuf_pool_create("pt_pool", PT_POOL_SIZE, 256, 0,
 					RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
-	rc = pt_mp != NULL ? s->run(s->name) : 1;
+	if (pt_mp != NULL) {
+		/* The variant (after the first '-', e.g. inline-hw) is the test's state. */
+		const char *dash = strchr(s->name, '-');
+		const struct CMUnitTest tests[] = {
+			{ s->name, s->test, NULL, NULL, (void *)(uintptr_t)(dash ? dash + 1 : "") },
+		};
+
+		rc = cmocka_run_group_tests_name(s->name, tests, NULL, NULL);
+	} else {
+		rc = 1;
+	}
 	rte_mempool_free(pt_mp);
 	rte_eal_cleanup();
 	return rc;

@@ -89,8 +89,8 @@ inject(struct hfi_dev *dev, const uint8_t *pkt, uint32_t len, bool set_icrc)
 		fail_msg("inject: %s", hfi_last_error());
 }
 
-static void
-test_rx_errors(void **state)
+void
+pt_test_rx_errors(void **state)
 {
 	static const char *const counters[] = {
 		"rx_icrc_errors", "rx_pkey_errors", "rx_nohandler_dropped", "rx_len_field_errors",
@@ -186,16 +186,6 @@ test_rx_errors(void **state)
 	assert_int_equal(rte_eth_dev_close(a), 0);
 	assert_int_equal(rte_eal_hotplug_remove("vdev", "net_opa_vnic0"), 0);
 	pt_assert_pool_full(pt_mp);
-}
-
-int
-pt_run_rx_errors(const char *name)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_rx_errors),
-	};
-
-	return cmocka_run_group_tests_name(name, tests, NULL, NULL);
 }
 
 /* ---- transmit paths ---- */
@@ -336,8 +326,8 @@ tx_paths_from(uint16_t src, uint16_t dst)
 	e.raw = NULL;
 }
 
-static void
-test_tx_paths(void **state)
+void
+pt_test_tx_paths(void **state)
 {
 	static const struct rte_ether_addr global = { { 0x00, 0x11, 0x22, 0x33, 0x44, 0x55 } };
 	static const struct rte_ether_addr tbl_mac = { { 0x00, 0x11, 0x22, 0x33, 0x44, 0x66 } };
@@ -419,16 +409,6 @@ test_tx_paths(void **state)
 	pt_assert_pool_full(pt_mp);
 }
 
-int
-pt_run_tx_paths(const char *name)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_tx_paths),
-	};
-
-	return cmocka_run_group_tests_name(name, tests, NULL, NULL);
-}
-
 /* ---- link state, LSC and the configuration API ---- */
 
 struct lsc_log {
@@ -481,8 +461,8 @@ exchange(uint16_t a, uint16_t b, unsigned int n)
 	return pt_rx(&b, 1, NULL, NULL, n, 500);
 }
 
-static void
-test_link_config(void **state)
+void
+pt_test_link_config(void **state)
 {
 	static const uint8_t new_mac[6] = { 0x02, 0xaa, 0xbb, 0xcc, 0xdd, 0x01 };
 	struct rte_ether_addr sec = { { 0x00, 0x11, 0x22, 0x33, 0x44, 0x77 } };
@@ -621,16 +601,6 @@ test_link_config(void **state)
 	pt_assert_pool_full(pt_mp);
 }
 
-int
-pt_run_link_config(const char *name)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_link_config),
-	};
-
-	return cmocka_run_group_tests_name(name, tests, NULL, NULL);
-}
-
 /* ---- probe errors and queue limits ---- */
 
 static char *log_buf;
@@ -641,8 +611,8 @@ struct probe_case {
 	const char *message;
 };
 
-static void
-test_probe_errors(void **state)
+void
+pt_test_probe_errors(void **state)
 {
 	static const struct probe_case cases[] = {
 		{ "net_opa_vnic1", "hfi=<swN|PCI address> is required" },
@@ -706,14 +676,4 @@ test_probe_errors(void **state)
 	pt_assert_pool_full(pt_mp);
 	rte_malloc_get_socket_stats(0, &after);
 	assert_int_equal(after.heap_allocsz_bytes, before.heap_allocsz_bytes);
-}
-
-int
-pt_run_probe_errors(const char *name)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_probe_errors),
-	};
-
-	return cmocka_run_group_tests_name(name, tests, NULL, NULL);
 }

@@ -64,8 +64,8 @@ cycle(unsigned int i)
 	assert_int_equal(rte_eth_dev_count_avail(), 0);
 }
 
-static void
-test_hotplug(void **state)
+void
+pt_test_hotplug(void **state)
 {
 	struct rte_malloc_socket_stats base, now;
 	unsigned int threads, fds, i;
@@ -85,14 +85,4 @@ test_hotplug(void **state)
 		assert_int_equal(count_entries("/proc/self/task"), threads);
 		assert_int_equal(count_entries("/proc/self/fd"), fds);
 	}
-}
-
-int
-pt_run_hotplug(const char *name)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_hotplug),
-	};
-
-	return cmocka_run_group_tests_name(name, tests, NULL, NULL);
 }

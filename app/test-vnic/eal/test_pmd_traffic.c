@@ -100,8 +100,8 @@ demux_rx(uint16_t port, uint16_t q, struct rte_mbuf *m, void *arg)
 	d->seen[d->idx[port]][d->idx[p.src_port]][p.kind][p.seq]++;
 }
 
-static void
-test_demux(void **state)
+void
+pt_test_demux(void **state)
 {
 	const char *variant = *state;
 	struct demux *d = calloc(1, sizeof(*d));
@@ -188,16 +188,6 @@ test_demux(void **state)
 	free(d);
 }
 
-int
-pt_run_traffic_demux(const char *name)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_prestate(test_demux, (void *)(uintptr_t)pt_variant(name)),
-	};
-
-	return cmocka_run_group_tests_name(name, tests, NULL, NULL);
-}
-
 /* ---- several lcores polling different vports of one HFI ---- */
 
 #define ML_N		20000
@@ -238,8 +228,8 @@ ml_worker(void *arg)
 	return 0;
 }
 
-static void
-test_multi_lcore(void **state)
+void
+pt_test_multi_lcore(void **state)
 {
 	struct ml_rx *w[NV];
 	uint16_t src[NV];
@@ -327,16 +317,6 @@ test_multi_lcore(void **state)
 	pt_assert_pool_full(pt_mp);
 }
 
-int
-pt_run_multi_lcore(const char *name)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_multi_lcore),
-	};
-
-	return cmocka_run_group_tests_name(name, tests, NULL, NULL);
-}
-
 /* ---- DPDK shared Rx queues ---- */
 
 struct share_count {
@@ -376,8 +356,8 @@ send_n(uint16_t src, uint16_t dst, unsigned int n)
 	assert_int_equal(pt_tx(src, 0, m, n), n);
 }
 
-static void
-test_rxq_share(void **state)
+void
+pt_test_rxq_share(void **state)
 {
 	struct share_count c = { 0 };
 	struct rte_eth_burst_mode mode;
@@ -441,16 +421,6 @@ test_rxq_share(void **state)
 	pt_assert_pool_full(pt_mp);
 	pt_assert_pool_full(other);
 	rte_mempool_free(other);
-}
-
-int
-pt_run_rxq_share(const char *name)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_rxq_share),
-	};
-
-	return cmocka_run_group_tests_name(name, tests, NULL, NULL);
 }
 
 /* ---- stop/start and queue reconfiguration under traffic ---- */
@@ -552,8 +522,8 @@ poll_for(uint16_t port, unsigned int ms)
 	return got;
 }
 
-static void
-test_restart(void **state)
+void
+pt_test_restart(void **state)
 {
 	struct restart *t = rte_zmalloc("restart", sizeof(*t), 0);
 	unsigned int i, lcore, recv_r = 0, w = 0;
@@ -621,14 +591,4 @@ test_restart(void **state)
 	pt_assert_pool_full(pt_mp);
 	rte_free(t->seen_q);
 	rte_free(t);
-}
-
-int
-pt_run_restart(const char *name)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_restart),
-	};
-
-	return cmocka_run_group_tests_name(name, tests, NULL, NULL);
 }
