@@ -96,7 +96,7 @@ pt_test_rx_errors(void **state)
 		"rx_icrc_errors", "rx_pkey_errors", "rx_nohandler_dropped", "rx_len_field_errors",
 		"rx_tail_errors", "rx_runt_errors", "rx_oversize_errors",
 		"rx_drop_state_dropped", "rx_mac_filter_dropped", "rx_hdr_errors",
-		"rx_rhf_errors", "rx_fifo_errors",
+		"rx_rhf_errors", "rx_rcv_type_errors", "rx_fifo_errors",
 	};
 	uint8_t frame[2048], pkt[2048];
 	struct hfi_port_counters hc;
@@ -631,6 +631,7 @@ pt_test_probe_errors(void **state)
 		{ "net_opa_vnic1,hfi=0000:00:00.0,vport=0", "hfi=0000:00:00.0: cannot open the HFI" },
 	};
 	struct rte_malloc_socket_stats before, after;
+	struct rte_eth_conf conf = { 0 };
 	struct rte_eth_dev_info info;
 	FILE *f = open_memstream(&log_buf, &log_len);
 	uint16_t a, b, port;
@@ -671,7 +672,14 @@ pt_test_probe_errors(void **state)
 	assert_int_equal(rte_eth_dev_info_get(b, &info), 0);
 	assert_int_equal(info.max_tx_queues, 16);
 	assert_int_equal(info.max_rx_queues, 16);
-	assert_int_equal(pt_port_setup(b, 1, 1, pt_mp, 0), 0);
+	/* What OVS asks: RSS with no hash functions, 2048 descriptors; VMDq is refused. */
+	conf.rxmode.mq_mode = RTE_ETH_MQ_RX_VMDQ_ONLY;
+	assert_int_equal(rte_eth_dev_configure(b, 1, 1, &conf), -EINVAL);
+	conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+	assert_int_equal(rte_eth_dev_configure(b, 1, 1, &conf), 0);
+	assert_int_equal(rte_eth_rx_queue_setup(b, 0, 2048, SOCKET_ID_ANY, NULL, pt_mp), 0);
+	assert_int_equal(rte_eth_tx_queue_setup(b, 0, 2048, SOCKET_ID_ANY, NULL), 0);
+	assert_int_equal(rte_eth_dev_start(b), 0);
 	pt_port_remove(b);
 	pt_assert_pool_full(pt_mp);
 	rte_malloc_get_socket_stats(0, &after);

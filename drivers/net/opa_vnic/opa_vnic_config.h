@@ -77,7 +77,8 @@ struct opa_vnic_counters {
 	uint64_t tx_drop_state;
 	/* checks the kernel left to the hardware, each in its own counter */
 	uint64_t rx_icrc_errors;	/* RHF ICRC error */
-	uint64_t rx_rhf_errors;		/* other RHF error bits, receive type not bypass */
+	uint64_t rx_rhf_errors;		/* other RHF error bits */
+	uint64_t rx_rcv_type_errors;	/* receive type not bypass, or no eager buffer */
 	uint64_t rx_len_errors;		/* LEN field vs received length (RHF LEN error) */
 	uint64_t rx_tail_errors;	/* tail byte not a pad count */
 	uint64_t rx_hdr_errors;		/* shorter than a 16B VNIC packet, L2 not 16B */

@@ -220,7 +220,7 @@ rx_drain_ctxt(struct opa_vnic_rxq *q, const struct opa_vnic_snap *snap, struct h
 
 		if (unlikely(!p->use_egr || p->rcv_type != RHF_RCV_TYPE_BYPASS)) {
 			/* Nothing a VNIC sends; an eager buffer stays where it was. */
-			count_async(hfi->rx_async, OPA_VNIC_RXE_RHF);
+			count_async(hfi->rx_async, OPA_VNIC_RXE_RCV_TYPE);
 			continue;
 		}
 		if (unlikely(!have_fresh)) {

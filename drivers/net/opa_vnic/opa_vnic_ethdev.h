@@ -92,6 +92,7 @@ void opa_vnic_epoch_wait(struct opa_vnic_epoch *e);
 enum opa_vnic_rxe {
 	OPA_VNIC_RXE_ICRC,
 	OPA_VNIC_RXE_RHF,
+	OPA_VNIC_RXE_RCV_TYPE,
 	OPA_VNIC_RXE_LEN,
 	OPA_VNIC_RXE_TAIL,
 	OPA_VNIC_RXE_HDR,

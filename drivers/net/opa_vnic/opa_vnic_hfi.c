@@ -142,7 +142,8 @@ opa_vnic_hfi_update_vesw(struct opa_vnic_hfi *hfi)
 static bool
 vport_rsm_eligible(const struct opa_vnic_vport *vp)
 {
-	return vp != NULL && vp->started && !vp->vesw_conflict && opa_vnic_conf_usable(&vp->conf);
+	return vp != NULL && vp->started && vp->eth_dev->data->nb_rx_queues > 0 &&
+	       !vp->vesw_conflict && opa_vnic_conf_usable(&vp->conf);
 }
 
 /*

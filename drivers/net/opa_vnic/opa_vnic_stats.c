@@ -22,6 +22,7 @@ add_async(struct opa_vnic_counters *c, const uint64_t *a)
 {
 	c->rx_icrc_errors += __atomic_load_n(&a[OPA_VNIC_RXE_ICRC], __ATOMIC_RELAXED);
 	c->rx_rhf_errors += __atomic_load_n(&a[OPA_VNIC_RXE_RHF], __ATOMIC_RELAXED);
+	c->rx_rcv_type_errors += __atomic_load_n(&a[OPA_VNIC_RXE_RCV_TYPE], __ATOMIC_RELAXED);
 	c->rx_len_errors += __atomic_load_n(&a[OPA_VNIC_RXE_LEN], __ATOMIC_RELAXED);
 	c->rx_tail_errors += __atomic_load_n(&a[OPA_VNIC_RXE_TAIL], __ATOMIC_RELAXED);
 	c->rx_hdr_errors += __atomic_load_n(&a[OPA_VNIC_RXE_HDR], __ATOMIC_RELAXED);
@@ -137,9 +138,9 @@ opa_vnic_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats)
 	stats->ipackets = c.rx_delivered;
 	stats->ibytes = c.rx_delivered_bytes;
 	stats->imissed = c.rx_fifo_errors;
-	stats->ierrors = c.rx_icrc_errors + c.rx_rhf_errors + c.rx_len_errors + c.rx_tail_errors +
-		c.rx_hdr_errors + c.rx_pkey_errors + c.rx_nohandler + c.rx_drop_state +
-		c.rx_runt + c.rx_oversize;
+	stats->ierrors = c.rx_icrc_errors + c.rx_rhf_errors + c.rx_rcv_type_errors +
+		c.rx_len_errors + c.rx_tail_errors + c.rx_hdr_errors + c.rx_pkey_errors +
+		c.rx_nohandler + c.rx_drop_state + c.rx_runt + c.rx_oversize;
 	stats->opackets = c.tx_sent;
 	stats->obytes = c.tx_sent_bytes;
 	stats->oerrors = c.tx_drop_state + c.tx_dlid_zero + c.tx_oversize_errors +
@@ -229,6 +230,7 @@ static const struct xstat_def xstats[] = {
 	XS("tx_drop_state_dropped", tx_drop_state),
 	XS("rx_icrc_errors", rx_icrc_errors),
 	XS("rx_rhf_errors", rx_rhf_errors),
+	XS("rx_rcv_type_errors", rx_rcv_type_errors),
 	XS("rx_len_field_errors", rx_len_errors),
 	XS("rx_tail_errors", rx_tail_errors),
 	XS("rx_hdr_errors", rx_hdr_errors),
