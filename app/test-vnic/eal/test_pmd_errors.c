@@ -680,6 +680,11 @@ pt_test_probe_errors(void **state)
 	assert_int_equal(rte_eth_rx_queue_setup(b, 0, 2048, SOCKET_ID_ANY, NULL, pt_mp), 0);
 	assert_int_equal(rte_eth_tx_queue_setup(b, 0, 2048, SOCKET_ID_ANY, NULL), 0);
 	assert_int_equal(rte_eth_dev_start(b), 0);
+	/* A transmit-only port (no rx queue) starts too. */
+	assert_int_equal(rte_eth_dev_stop(b), 0);
+	assert_int_equal(rte_eth_dev_configure(b, 0, 1, &conf), 0);
+	assert_int_equal(rte_eth_tx_queue_setup(b, 0, 512, SOCKET_ID_ANY, NULL), 0);
+	assert_int_equal(rte_eth_dev_start(b), 0);
 	pt_port_remove(b);
 	pt_assert_pool_full(pt_mp);
 	rte_malloc_get_socket_stats(0, &after);
