@@ -628,7 +628,8 @@ pt_test_probe_errors(void **state)
 		  "engine=thread conflicts with engine=inline of hfi=sw0" },
 		{ "net_opa_vnic1,hfi=sw0,vport=2,vesw_id=2,lid=9",
 		  "lid=0x9 conflicts with LID 0x5 of hfi=sw0" },
-		{ "net_opa_vnic1,hfi=0000:00:00.0,vport=0", "hfi=0000:00:00.0: cannot open the HFI" },
+		{ "net_opa_vnic1,hfi=0000:00:00.0,vport=0",
+		  "hfi=0000:00:00.0: cannot open the HFI" },
 	};
 	struct rte_malloc_socket_stats before, after;
 	struct rte_eth_conf conf = { 0 };

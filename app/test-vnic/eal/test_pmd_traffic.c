@@ -100,13 +100,59 @@ demux_rx(uint16_t port, uint16_t q, struct rte_mbuf *m, void *arg)
 	d->seen[d->idx[port]][d->idx[p.src_port]][p.kind][p.seq]++;
 }
 
+/* Every frame kind from port (h, v) to its peer (the other HFI, same vswitch). */
+static void
+demux_send(struct demux *d, unsigned int h, unsigned int v)
+{
+	static const struct rte_ether_addr bcast = { { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } };
+	uint16_t src = d->port[h][v];
+	struct rte_ether_addr peer = pt_mac(d->port[1 - h][v]);
+	unsigned int k, i, j;
+
+	for (k = 0; k < PT_KINDS; k++) {
+		unsigned int n = k == PT_UCAST ? N_UCAST : N_GROUP;
+		const struct rte_ether_addr *dst = k == PT_UCAST ? &peer :
+			k == PT_BCAST ? &bcast : &pt_mcast_mac;
+
+		for (i = 0; i < n; i += 64) {
+			struct rte_mbuf *m[64];
+			unsigned int c = RTE_MIN(64u, n - i);
+
+			for (j = 0; j < c; j++)
+				m[j] = pt_frame(pt_mp, dst, src, (enum pt_kind)k, i + j,
+						(uint16_t)(i + j), 128);
+			assert_int_equal(pt_tx(src, (uint16_t)(i / 64 % 2), m, c), c);
+			assert_int_equal(pt_rx(d->all, NP, demux_rx, d, c, 2000), c);
+		}
+	}
+}
+
+/* Each frame was seen once, at its sender's peer, and nowhere else. */
+static void
+demux_check(const struct demux *d)
+{
+	unsigned int s, r, k, i;
+
+	for (s = 0; s < NP; s++)
+		for (r = 0; r < NP; r++)
+			for (k = 0; k < PT_KINDS; k++)
+				for (i = 0; i < (k == PT_UCAST ? N_UCAST : N_GROUP); i++) {
+					unsigned int want = r == (s + NV) % NP;
+
+					if (d->seen[r][s][k][i] != want)
+						fail_msg("frame %u kind %u from port index %u seen "
+							 "%u times at port index %u (expected %u)",
+							 i, k, s, d->seen[r][s][k][i], r, want);
+				}
+}
+
 void
 pt_test_demux(void **state)
 {
 	const char *variant = *state;
 	struct demux *d = calloc(1, sizeof(*d));
 	char extra[64];
-	unsigned int h, v, i, k, s, r;
+	unsigned int h, v, i;
 
 	assert_non_null(d);
 	/* The variant is "<engine>-<icrc>", e.g. inline-hw or thread-sw. */
@@ -124,44 +170,12 @@ pt_test_demux(void **state)
 			assert_int_equal(rte_eth_allmulticast_enable(p), 0);
 		}
 	for (h = 0; h < NH; h++)
-		for (v = 0; v < NV; v++) {
-			uint16_t src = d->port[h][v];
-			struct rte_ether_addr peer = pt_mac(d->port[1 - h][v]);
-			static const struct rte_ether_addr bcast = {
-				{ 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } };
-
-			for (k = 0; k < PT_KINDS; k++) {
-				unsigned int n = k == PT_UCAST ? N_UCAST : N_GROUP;
-				const struct rte_ether_addr *dst = k == PT_UCAST ? &peer :
-					k == PT_BCAST ? &bcast : &pt_mcast_mac;
-
-				for (i = 0; i < n; i += 64) {
-					struct rte_mbuf *m[64];
-					unsigned int c = RTE_MIN(64u, n - i), j;
-
-					for (j = 0; j < c; j++)
-						m[j] = pt_frame(pt_mp, dst, src, (enum pt_kind)k,
-								i + j, (uint16_t)(i + j), 128);
-					assert_int_equal(pt_tx(src, (uint16_t)(i / 64 % 2), m, c), c);
-					assert_int_equal(pt_rx(d->all, NP, demux_rx, d, c, 2000), c);
-				}
-			}
-		}
+		for (v = 0; v < NV; v++)
+			demux_send(d, h, v);
 	/* Nothing more arrives anywhere. */
 	assert_int_equal(pt_rx(d->all, NP, demux_rx, d, 1, 100), 0);
 	assert_int_equal(d->bad, 0);
-	for (s = 0; s < NP; s++)
-		for (r = 0; r < NP; r++)
-			for (k = 0; k < PT_KINDS; k++)
-				for (i = 0; i < (k == PT_UCAST ? N_UCAST : N_GROUP); i++) {
-					/* The peer: the other HFI, same vswitch. */
-					unsigned int want = r == (s + NV) % NP;
-
-					if (d->seen[r][s][k][i] != want)
-						fail_msg("frame %u kind %u from port index %u seen %u "
-							 "times at port index %u (expected %u)", i,
-							 k, s, d->seen[r][s][k][i], r, want);
-				}
+	demux_check(d);
 	for (i = 0; i < NP; i++) {
 		uint16_t p = d->all[i];
 		struct rte_eth_stats st;

@@ -46,7 +46,8 @@ tx=0
 rx=0
 for p in 0 1; do
 	for f in RX-dropped TX-dropped RX-error RX-nombufs; do
-		[ "$(fwd_stat "$tmp/io.out" $p $f)" = 0 ] || fail "io: port $p $f $(fwd_stat "$tmp/io.out" $p $f)"
+		v=$(fwd_stat "$tmp/io.out" $p $f)
+		[ "$v" = 0 ] || fail "io: port $p $f $v"
 	done
 	tx=$((tx + $(fwd_stat "$tmp/io.out" $p TX-packets)))
 	rx=$((rx + $(fwd_stat "$tmp/io.out" $p RX-packets)))
@@ -79,7 +80,8 @@ vnic_testpmd "$tmp/rx.out" "$tmp/rx.cmd" "${eal[@]}" -- "${args[@]}" || fail "te
 for p in 0 1; do
 	t=$(fwd_stat "$tmp/rx.out" $p TX-packets)
 	r=$(fwd_stat "$tmp/rx.out" $((1 - p)) RX-packets)
-	[ "$t" = 256 ] && [ "$r" = 256 ] || fail "$rx_mode: port $p transmitted $t, its peer received $r"
+	[ "$t" = 256 ] && [ "$r" = 256 ] ||
+		fail "$rx_mode: port $p transmitted $t, its peer received $r"
 	for f in RX-dropped TX-dropped RX-error; do
 		[ "$(fwd_stat "$tmp/rx.out" $p $f)" = 0 ] || fail "$rx_mode: port $p $f"
 	done
