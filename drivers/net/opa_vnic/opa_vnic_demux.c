@@ -282,17 +282,25 @@ uint16_t
 opa_vnic_rxq_recv(struct opa_vnic_rxq *q, struct rte_mbuf **pkts, uint16_t n)
 {
 	const struct opa_vnic_snap *snap;
-	struct rte_mbuf *ring_pkts[OPA_VNIC_BURST], *drop[OPA_VNIC_BURST];
+	struct rte_mbuf *drop[OPA_VNIC_BURST];
 	unsigned int i, got, ndrop = 0;
-	uint16_t nb = 0;
+	uint16_t nb = 0, d;
 
 	if (unlikely(!__atomic_load_n(&q->running, __ATOMIC_ACQUIRE)))
 		return 0;
 	snap = __atomic_load_n(&q->vp->snap, __ATOMIC_SEQ_CST);
+	/* First what other lcores demultiplexed for this queue: it waits the longest. */
+	got = rte_ring_sc_dequeue_burst(q->ring, (void **)pkts, RTE_MIN(n, OPA_VNIC_BURST), NULL);
+	for (i = 0; i < got; i++) {
+		if (rx_deliver(q, snap, pkts[i]))
+			pkts[nb++] = pkts[i];
+		else
+			drop[ndrop++] = pkts[i];
+	}
+	if (ndrop != 0)
+		rte_pktmbuf_free_bulk(drop, ndrop);
 	/* A few batches at most: entries for other vports do not fill pkts[]. */
 	for (i = 0; i < 4 && nb < n; i++) {
-		uint16_t d;
-
 		if (rx_drain_ctxt(q, snap, q->rcv, q->bufs, q->mp, pkts + nb, n - nb, &d) == 0)
 			break;
 		nb += d;
@@ -300,18 +308,6 @@ opa_vnic_rxq_recv(struct opa_vnic_rxq *q, struct rte_mbuf **pkts, uint16_t n)
 	/* The shared context: when this burst is not full, and every 8th burst anyway. */
 	if (nb < n || (++q->shared_tick & 7) == 0)
 		rx_shared_drain(q, snap);
-	if (nb < n) {
-		got = rte_ring_sc_dequeue_burst(q->ring, (void **)ring_pkts,
-						RTE_MIN((unsigned int)(n - nb), (unsigned int)OPA_VNIC_BURST), NULL);
-		for (i = 0; i < got; i++) {
-			if (rx_deliver(q, snap, ring_pkts[i]))
-				pkts[nb++] = ring_pkts[i];
-			else
-				drop[ndrop++] = ring_pkts[i];
-		}
-		if (ndrop != 0)
-			rte_pktmbuf_free_bulk(drop, ndrop);
-	}
 	return nb;
 }
 
