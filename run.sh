@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright(c) 2026 dpdk-opa-vnic authors
 #
-# ./run.sh demo       the main job (until the PMD exists: the 16B encap tool on the vectors)
+# ./run.sh demo       the main job: dpdk-testpmd forwarding over net_opa_vnic ports
 # ./run.sh test       install what is missing, build, run every default test
 # ./run.sh setup      install what is missing and build (no tests)
 # ./run.sh fuzz [S]   run the libFuzzer targets for S seconds each (default 60)

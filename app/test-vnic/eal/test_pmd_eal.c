@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 dpdk-opa-vnic authors
+ */
+
+/*
+ * test_pmd_eal <scenario>: EAL-level tests of net_opa_vnic over the software
+ * fabric, one scenario per process (EAL starts once per process). The PMD
+ * is linked in (the objects of librte_net_opa_vnic.so); ports are probed at
+ * run time with rte_dev_probe().
+ */
+
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_eal.h>
+#include <rte_mbuf.h>
+
+#include "pmd_test.h"
+
+static const struct pt_scenario scenarios[] = {
+	{ "demux-inline-hw", NULL, pt_test_demux },
+	{ "demux-thread-hw", NULL, pt_test_demux },
+	{ "demux-inline-sw", NULL, pt_test_demux },
+	{ "multi-lcore", "0@0,1@1,2@0,3@1", pt_test_multi_lcore },
+	{ "rxq-share", NULL, pt_test_rxq_share },
+	{ "restart", "0@0,1@1,2@0", pt_test_restart },
+	{ "rx-errors", NULL, pt_test_rx_errors },
+	{ "tx-paths", NULL, pt_test_tx_paths },
+	{ "link-config", NULL, pt_test_link_config },
+	{ "probe-errors", NULL, pt_test_probe_errors },
+	{ "hotplug", NULL, pt_test_hotplug },
+};
+
+int
+main(int argc, char **argv)
+{
+	const struct pt_scenario *s = NULL;
+	unsigned int i;
+	int rc;
+
+	for (i = 0; argc == 2 && i < RTE_DIM(scenarios); i++)
+		if (strcmp(argv[1], scenarios[i].name) == 0)
+			s = &scenarios[i];
+	if (s == NULL) {
+		fprintf(stderr, "usage: %s <scenario>\nscenarios:", argv[0]);
+		for (i = 0; i < RTE_DIM(scenarios); i++)
+			fprintf(stderr, " %s", scenarios[i].name);
+		fprintf(stderr, "\n");
+		return 2;
+	}
+	if (pt_eal_init(s->name, s->lcores) < 0) {
+		fprintf(stderr, "%s: EAL initialisation failed\n", s->name);
+		return 1;
+	}
+	pt_mp = rte_pktmbuf_pool_create("pt_pool", PT_POOL_SIZE, 256, 0,
+					RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	if (pt_mp != NULL) {
+		/* The variant (after the first '-', e.g. inline-hw) is the test's state. */
+		const char *dash = strchr(s->name, '-');
+		const struct CMUnitTest tests[] = {
+			{ s->name, s->test, NULL, NULL, (void *)(uintptr_t)(dash ? dash + 1 : "") },
+		};
+
+		rc = cmocka_run_group_tests_name(s->name, tests, NULL, NULL);
+	} else {
+		rc = 1;
+	}
+	rte_mempool_free(pt_mp);
+	rte_eal_cleanup();
+	return rc;
+}

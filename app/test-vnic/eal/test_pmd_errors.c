@@ -1,0 +1,693 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 dpdk-opa-vnic authors
+ */
+
+/*
+ * Bad packets injected through the software fabric, each in its own
+ * counter; the transmit paths (segments, shared and cloned mbufs, short
+ * headroom, runts, ICRC by the PMD or the HFI) and the transmit drops the
+ * kernel counts; link state and LSC events; the configuration API the
+ * control thread uses; probe errors and honest queue limits.
+ */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_malloc.h>
+
+#include "hfi_fault.h"
+#include "hfi_fabric.h"
+#include "opa_vnic_ethdev.h"
+#include "pmd_test.h"
+#include "rte_pmd_opa_vnic.h"
+
+static uint16_t
+probe_args(const char *args)
+{
+	uint16_t port;
+
+	if (pt_probe(args, &port) != 0)
+		fail_msg("probe %s failed", args);
+	return port;
+}
+
+static struct opa_vnic_vport *
+vport(uint16_t port)
+{
+	struct opa_vnic_vport *vp = opa_vnic_vport_of_port(port);
+
+	assert_non_null(vp);
+	return vp;
+}
+
+/* ---- bad packets, each in its own counter ---- */
+
+/* A raw 16B VNIC packet around frame; LEN off by len_adj flits; tail_or added to the tail. */
+static uint32_t
+raw_pkt(uint8_t *out, uint16_t vesw, uint16_t pkey, uint8_t l4, const uint8_t *frame,
+	uint32_t flen, int len_adj, uint8_t tail_or)
+{
+	struct opa_vnic_hdr_fields f = { 0 };
+	uint32_t pad = -(flen + OPA_VNIC_HDR_LEN + OPA_VNIC_ICRC_TAIL_LEN) & 7;
+	uint32_t tot = OPA_VNIC_HDR_LEN + flen + pad + OPA_VNIC_ICRC_TAIL_LEN;
+
+	f.slid = 1;
+	f.dlid = 2;
+	f.pkey = pkey;
+	f.vesw_id = vesw;
+	f.l2 = OPA_VNIC_L2_16B;
+	f.lt = 1;
+	f.l4 = l4;
+	f.entropy = 7;
+	f.len = (uint16_t)((int)(tot / 8) + len_adj);
+	opa_vnic_hdr_build(&f, out);
+	memcpy(out + OPA_VNIC_HDR_LEN, frame, flen);
+	memset(out + OPA_VNIC_HDR_LEN + flen, 0, pad + OPA_VNIC_ICRC_LEN);
+	out[tot - 1] = (uint8_t)(pad | tail_or);
+	return tot;
+}
+
+/* A test frame for port dst (or to dst_mac if not NULL) as raw bytes. */
+static uint32_t
+frame_bytes(uint8_t *out, uint16_t dst, const struct rte_ether_addr *dst_mac, uint16_t src,
+	    uint32_t seq, uint16_t len)
+{
+	struct rte_ether_addr mac = dst_mac != NULL ? *dst_mac : pt_mac(dst);
+	struct rte_mbuf *m = pt_frame(pt_mp, &mac, src, PT_UCAST, seq, 0, len);
+
+	memcpy(out, rte_pktmbuf_mtod(m, void *), len);
+	rte_pktmbuf_free(m);
+	return len;
+}
+
+static void
+inject(struct hfi_dev *dev, const uint8_t *pkt, uint32_t len, bool set_icrc)
+{
+	if (hfi_fault_inject_rx(dev, pkt, len, set_icrc ? HFI_INJECT_SET_ICRC : 0) != 0)
+		fail_msg("inject: %s", hfi_last_error());
+}
+
+void
+pt_test_rx_errors(void **state)
+{
+	static const char *const counters[] = {
+		"rx_icrc_errors", "rx_pkey_errors", "rx_nohandler_dropped", "rx_len_field_errors",
+		"rx_tail_errors", "rx_runt_errors", "rx_oversize_errors",
+		"rx_drop_state_dropped", "rx_mac_filter_dropped", "rx_hdr_errors",
+		"rx_rhf_errors", "rx_rcv_type_errors", "rx_fifo_errors",
+	};
+	uint8_t frame[2048], pkt[2048];
+	struct hfi_port_counters hc;
+	struct rte_ether_addr other = { { 0x02, 0x10, 0x00, 0x63, 0x00, 0x00 } };
+	struct rte_eth_stats st;
+	struct hfi_dev *dev;
+	uint16_t a, b, c, ports[2];
+	uint32_t fl, pl;
+	unsigned int i;
+
+	RTE_SET_USED(state);
+	a = probe_args("net_opa_vnic0,hfi=sw0,lid=1,vport=0");
+	b = probe_args("net_opa_vnic1,hfi=sw1,lid=2,vport=0");
+	c = probe_args("net_opa_vnic2,hfi=sw1,vport=1,vesw_id=2");
+	ports[0] = b;
+	ports[1] = c;
+	assert_int_equal(pt_port_setup(b, 1, 1, pt_mp, 0), 0);
+	assert_int_equal(pt_port_setup(c, 1, 1, pt_mp, 0), 0);
+	assert_int_equal(hfi_dev_open("sw1", NULL, &dev), 0);
+
+	fl = frame_bytes(frame, b, NULL, a, 1, 100);
+	/* A good one arrives. */
+	pl = raw_pkt(pkt, 1, 0xffff, OPA_VNIC_L4_ETHR, frame, fl, 0, 0);
+	inject(dev, pkt, pl, true);
+	assert_int_equal(pt_rx(ports, 2, NULL, NULL, 1, 2000), 1);
+	/* Bad ICRC (the slot left zero). */
+	inject(dev, pkt, pl, false);
+	/* P_Key of the HFI's table, not the vport's (0xffff). */
+	pl = raw_pkt(pkt, 1, 0x8001, OPA_VNIC_L4_ETHR, frame, fl, 0, 0);
+	inject(dev, pkt, pl, true);
+	/* Unknown vesw id: counted on the HFI's first vport (b), as the kernel did. */
+	pl = raw_pkt(pkt, 77, 0xffff, OPA_VNIC_L4_ETHR, frame, fl, 0, 0);
+	inject(dev, pkt, pl, true);
+	/* LEN field one flit too long. */
+	pl = raw_pkt(pkt, 1, 0xffff, OPA_VNIC_L4_ETHR, frame, fl, 1, 0);
+	inject(dev, pkt, pl, true);
+	/* Tail byte with bits that are not a pad count. */
+	pl = raw_pkt(pkt, 1, 0xffff, OPA_VNIC_L4_ETHR, frame, fl, 0, 0x08);
+	inject(dev, pkt, pl, true);
+	/* Runt: a 40-byte frame. */
+	pl = raw_pkt(pkt, 1, 0xffff, OPA_VNIC_L4_ETHR, frame, 40, 0, 0);
+	inject(dev, pkt, pl, true);
+	/* Oversize: 1600 bytes at MTU 1500. */
+	fl = frame_bytes(frame, b, NULL, a, 2, 1600);
+	pl = raw_pkt(pkt, 1, 0xffff, OPA_VNIC_L4_ETHR, frame, fl, 0, 0);
+	inject(dev, pkt, pl, true);
+	/* Not for this port's MAC while promiscuous mode is off. */
+	fl = frame_bytes(frame, b, &other, a, 3, 100);
+	pl = raw_pkt(pkt, 1, 0xffff, OPA_VNIC_L4_ETHR, frame, fl, 0, 0);
+	inject(dev, pkt, pl, true);
+	assert_int_equal(pt_rx(ports, 2, NULL, NULL, 1, 300), 0);
+	/* Promiscuous: the same one arrives. */
+	assert_int_equal(rte_eth_promiscuous_enable(b), 0);
+	inject(dev, pkt, pl, true);
+	assert_int_equal(pt_rx(ports, 2, NULL, NULL, 1, 2000), 1);
+	/* Port administratively down: drop state. */
+	assert_int_equal(rte_eth_dev_set_link_down(b), 0);
+	inject(dev, pkt, pl, true);
+	assert_int_equal(pt_rx(ports, 2, NULL, NULL, 1, 300), 0);
+	assert_int_equal(rte_eth_dev_set_link_up(b), 0);
+	/* A P_Key outside the HFI's table never reaches the PMD: the HFI drops it. */
+	assert_int_equal(hfi_dev_port_counters(dev, &hc), 0);
+	pl = raw_pkt(pkt, 1, 0x1234, OPA_VNIC_L4_ETHR, frame, fl, 0, 0);
+	inject(dev, pkt, pl, true);
+	i = (unsigned int)hc.drops[HFI_DROP_PKEY];
+	assert_int_equal(pt_rx(ports, 2, NULL, NULL, 1, 300), 0);
+	assert_int_equal(hfi_dev_port_counters(dev, &hc), 0);
+	assert_int_equal(hc.drops[HFI_DROP_PKEY], i + 1);
+
+	for (i = 0; i < RTE_DIM(counters); i++) {
+		uint64_t want = i < 9 ? 1 : 0;
+
+		if (pt_xstat(b, counters[i]) != want)
+			fail_msg("%s = %" PRIu64 ", expected %" PRIu64, counters[i],
+				 pt_xstat(b, counters[i]), want);
+		assert_int_equal(pt_xstat(c, counters[i]), 0);
+	}
+	/* The kernel counts runts and oversize frames in rx_packets too. */
+	assert_int_equal(pt_xstat(b, "rx_vnic_packets"), 5);
+	assert_int_equal(rte_eth_stats_get(b, &st), 0);
+	assert_int_equal(st.ipackets, 2);
+	assert_int_equal(st.ierrors, 8);
+	assert_int_equal(st.imissed, 0);
+	hfi_dev_close(dev);
+	pt_port_remove(b);
+	pt_port_remove(c);
+	assert_int_equal(rte_eth_dev_close(a), 0);
+	assert_int_equal(rte_eal_hotplug_remove("vdev", "net_opa_vnic0"), 0);
+	pt_assert_pool_full(pt_mp);
+}
+
+/* ---- transmit paths ---- */
+
+struct tx_expect {
+	uint16_t len;		/* frame length expected at the receiver */
+	uint32_t seq;
+	unsigned int got, bad;
+	const uint8_t *raw;	/* raw frame to compare when not a test frame */
+	uint16_t raw_len;
+};
+
+static void
+tx_rx(uint16_t port, uint16_t q, struct rte_mbuf *m, void *arg)
+{
+	struct tx_expect *e = arg;
+	struct pt_payload p;
+
+	RTE_SET_USED(port);
+	RTE_SET_USED(q);
+	if (m->pkt_len != e->len) {
+		e->bad++;
+	} else if (e->raw != NULL) {
+		uint8_t buf[128];
+		const uint8_t *b = rte_pktmbuf_read(m, 0, m->pkt_len, buf);
+		unsigned int i;
+
+		if (memcmp(b, e->raw, e->raw_len) != 0)
+			e->bad++;
+		for (i = e->raw_len; i < m->pkt_len; i++)
+			if (b[i] != 0)
+				e->bad++;
+	} else if (pt_parse(m, &p) != 0 || p.seq != e->seq) {
+		e->bad++;
+	}
+	e->got++;
+}
+
+/* Send m from src and expect its frame (len bytes) at dst. */
+static void
+send_expect(uint16_t src, uint16_t dst, struct rte_mbuf *m, struct tx_expect *e)
+{
+	e->got = 0;
+	e->bad = 0;
+	assert_int_equal(pt_tx(src, 0, &m, 1), 1);
+	assert_int_equal(pt_rx(&dst, 1, tx_rx, e, 1, 2000), 1);
+	assert_int_equal(e->bad, 0);
+}
+
+/* A copy of test frame m as a chain of segments of the given sizes. */
+static struct rte_mbuf *
+chain(struct rte_mbuf *m, const uint16_t *sizes, unsigned int n)
+{
+	struct rte_mbuf *head = NULL;
+	uint32_t off = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *s = rte_pktmbuf_alloc(pt_mp);
+		uint16_t len = i + 1 == n ? (uint16_t)(m->pkt_len - off) : sizes[i];
+
+		assert_non_null(s);
+		memcpy(rte_pktmbuf_append(s, len), rte_pktmbuf_mtod_offset(m, void *, off), len);
+		off += len;
+		if (head == NULL)
+			head = s;
+		else
+			assert_int_equal(rte_pktmbuf_chain(head, s), 0);
+	}
+	rte_pktmbuf_free(m);
+	return head;
+}
+
+static bool
+headroom_untouched(const struct rte_mbuf *m)
+{
+	const uint8_t *b = m->buf_addr;
+	unsigned int i;
+
+	for (i = 0; i < m->data_off; i++)
+		if (b[i] != 0xab)
+			return false;
+	return true;
+}
+
+static void
+tx_paths_from(uint16_t src, uint16_t dst)
+{
+	struct rte_ether_addr mac = pt_mac(dst);
+	struct tx_expect e = { 0 };
+	uint16_t sizes[64];
+	struct rte_mbuf *m, *clone;
+	uint8_t runt[40];
+	unsigned int i;
+
+	/* Segments, the headers in the first one or split over several. */
+	e.len = 400;
+	e.seq = 10;
+	for (i = 0; i < 3; i++) {
+		static const uint16_t cut[3][3] = { { 60, 100, 0 }, { 14, 1, 0 }, { 7, 30, 0 } };
+
+		m = pt_frame(pt_mp, &mac, src, PT_UCAST, e.seq, 1, e.len);
+		send_expect(src, dst, chain(m, cut[i], 3), &e);
+	}
+	/* As many segments as one SDMA request takes (61). */
+	for (i = 0; i < 64; i++)
+		sizes[i] = 6;
+	m = pt_frame(pt_mp, &mac, src, PT_UCAST, e.seq, 1, e.len);
+	send_expect(src, dst, chain(m, sizes, 61), &e);
+
+	/* A shared mbuf (refcnt 2) and a clone: the headroom stays untouched. */
+	m = pt_frame(pt_mp, &mac, src, PT_UCAST, e.seq, 2, e.len);
+	memset(m->buf_addr, 0xab, m->data_off);
+	rte_mbuf_refcnt_update(m, 1);
+	send_expect(src, dst, m, &e);
+	assert_true(headroom_untouched(m));
+	clone = rte_pktmbuf_clone(m, pt_mp);
+	assert_non_null(clone);
+	send_expect(src, dst, clone, &e);
+	assert_true(headroom_untouched(m));
+	rte_pktmbuf_free(m);
+	/* Too little headroom for PBC + header. */
+	m = pt_frame(pt_mp, &mac, src, PT_UCAST, e.seq, 3, e.len);
+	memmove((uint8_t *)m->buf_addr + 16, rte_pktmbuf_mtod(m, void *), e.len);
+	m->data_off = 16;
+	send_expect(src, dst, m, &e);
+
+	/* A runt goes out padded to 60 bytes with zeros. */
+	memcpy(runt, mac.addr_bytes, 6);
+	for (i = 6; i < sizeof(runt); i++)
+		runt[i] = (uint8_t)i;
+	m = rte_pktmbuf_alloc(pt_mp);
+	memcpy(rte_pktmbuf_append(m, sizeof(runt)), runt, sizeof(runt));
+	e.raw = runt;
+	e.raw_len = sizeof(runt);
+	e.len = OPA_VNIC_MIN_FRAME_LEN;
+	send_expect(src, dst, m, &e);
+	e.raw = NULL;
+}
+
+void
+pt_test_tx_paths(void **state)
+{
+	static const struct rte_ether_addr global = { { 0x00, 0x11, 0x22, 0x33, 0x44, 0x55 } };
+	static const struct rte_ether_addr tbl_mac = { { 0x00, 0x11, 0x22, 0x33, 0x44, 0x66 } };
+	struct opa_vnic_mac_entry slot = { { 0x00, 0x11, 0x22, 0x33, 0x44, 0x66 },
+					   { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }, 2u << 8 };
+	struct tx_expect e = { 0 };
+	struct rte_eth_stats st;
+	struct rte_mbuf *m, *many;
+	struct rte_ether_addr mb;
+	uint16_t sizes[64], a_sw, a_hw, b;
+	uint64_t bytes;
+	uint32_t dlid;
+	unsigned int i;
+
+	RTE_SET_USED(state);
+	a_sw = probe_args("net_opa_vnic0,hfi=sw0,lid=1,vport=0,icrc=sw");
+	a_hw = probe_args("net_opa_vnic1,hfi=sw2,lid=3,vport=0,icrc=hw,ucast_dlid=[2]");
+	b = probe_args("net_opa_vnic2,hfi=sw1,lid=2,vport=0");
+	assert_int_equal(pt_port_setup(a_sw, 1, 1, pt_mp, 0), 0);
+	assert_int_equal(pt_port_setup(a_hw, 1, 1, pt_mp, 0), 0);
+	assert_int_equal(pt_port_setup(b, 1, 1, pt_mp, 0), 0);
+
+	/* Every path, with the ICRC computed by the PMD and by the HFI: never an ICRC error. */
+	tx_paths_from(a_sw, b);
+	tx_paths_from(a_hw, b);
+	assert_int_equal(pt_xstat(b, "rx_icrc_errors"), 0);
+	assert_int_equal(rte_eth_stats_get(b, &st), 0);
+	assert_int_equal(st.ipackets, 2 * 8);
+	assert_int_equal(st.ierrors, 0);
+
+	/* Unknown global unicast without default ports: DLID 0, as the kernel counts it. */
+	bytes = pt_xstat(a_sw, "tx_vnic_bytes");
+	m = pt_frame(pt_mp, &global, a_sw, PT_UCAST, 1, 0, 60);
+	assert_int_equal(pt_tx(a_sw, 0, &m, 1), 1);
+	assert_int_equal(pt_xstat(a_sw, "tx_dlid_zero_errors"), 1);
+	assert_int_equal(pt_xstat(a_sw, "tx_vnic_bytes") - bytes, 60 + 20 + 4);
+	/* With a default port (ucast_dlid=[2]) the same frame reaches LID 2. */
+	assert_int_equal(rte_eth_promiscuous_enable(b), 0);
+	e.len = 60;
+	e.seq = 1;
+	send_expect(a_hw, b, pt_frame(pt_mp, &global, a_hw, PT_UCAST, 1, 0, 60), &e);
+	/* A MAC-table entry set through the configuration API. */
+	assert_int_equal(rte_pmd_opa_vnic_dst_dlid(a_sw, &tbl_mac, &dlid), 0);
+	assert_int_equal(dlid, 0);
+	assert_int_equal(opa_vnic_vport_mac_table_set(vport(a_sw)->hfi, 0, &slot, 1), 0);
+	assert_int_equal(rte_pmd_opa_vnic_dst_dlid(a_sw, &tbl_mac, &dlid), 0);
+	assert_int_equal(dlid, 2);
+	send_expect(a_sw, b, pt_frame(pt_mp, &tbl_mac, a_sw, PT_UCAST, 1, 0, 60), &e);
+	assert_int_equal(opa_vnic_vport_mac_table_set(vport(a_sw)->hfi, 0, NULL, 0), 0);
+	assert_int_equal(rte_pmd_opa_vnic_dst_dlid(a_sw, &tbl_mac, &dlid), 0);
+	assert_int_equal(dlid, 0);
+
+	/* Too large for the MTU. */
+	m = pt_frame(pt_mp, &global, a_sw, PT_UCAST, 1, 0, 1600);
+	assert_int_equal(pt_tx(a_sw, 0, &m, 1), 1);
+	assert_int_equal(pt_xstat(a_sw, "tx_oversize_errors"), 1);
+	/* More segments than an SDMA request takes. */
+	for (i = 0; i < 64; i++)
+		sizes[i] = 6;
+	mb = pt_mac(b);
+	many = chain(pt_frame(pt_mp, &mb, a_sw, PT_UCAST, 1, 0, 400), sizes, 62);
+	assert_int_equal(pt_tx(a_sw, 0, &many, 1), 1);
+	assert_int_equal(pt_xstat(a_sw, "tx_seg_errors"), 1);
+	/* Not forwarding: drop state, with the kernel's 24 extra bytes. */
+	bytes = pt_xstat(a_sw, "tx_vnic_bytes");
+	assert_int_equal(rte_eth_dev_set_link_down(a_sw), 0);
+	m = pt_frame(pt_mp, &global, a_sw, PT_UCAST, 1, 0, 100);
+	assert_int_equal(pt_tx(a_sw, 0, &m, 1), 1);
+	assert_int_equal(pt_xstat(a_sw, "tx_drop_state_dropped"), 1);
+	assert_int_equal(pt_xstat(a_sw, "tx_vnic_bytes") - bytes, 100 + 24 + 4);
+	assert_int_equal(rte_eth_dev_set_link_up(a_sw), 0);
+	assert_int_equal(rte_eth_stats_get(a_sw, &st), 0);
+	assert_int_equal(st.oerrors, 4);
+	assert_int_equal(st.opackets, 9);
+
+	pt_port_remove(a_sw);
+	pt_port_remove(a_hw);
+	pt_port_remove(b);
+	pt_assert_pool_full(pt_mp);
+}
+
+/* ---- link state, LSC and the configuration API ---- */
+
+struct lsc_log {
+	unsigned int events;	/* atomic */
+	int last;		/* atomic */
+};
+
+static int
+lsc_cb(uint16_t port, enum rte_eth_event_type type, void *arg, void *ret)
+{
+	struct lsc_log *l = arg;
+	struct rte_eth_link link;
+
+	RTE_SET_USED(ret);
+	assert_int_equal(type, RTE_ETH_EVENT_INTR_LSC);
+	/* Callbacks may call back into the driver: no driver lock is held. */
+	rte_eth_link_get_nowait(port, &link);
+	__atomic_store_n(&l->last, link.link_status, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&l->events, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* Wait for an LSC event reporting status up. */
+static void
+wait_lsc(struct lsc_log *l, unsigned int *seen, int up)
+{
+	unsigned int i;
+
+	for (i = 0; i < 2000; i++) {
+		if (__atomic_load_n(&l->events, __ATOMIC_ACQUIRE) > *seen &&
+		    __atomic_load_n(&l->last, __ATOMIC_ACQUIRE) == up)
+			break;
+		rte_delay_us_sleep(1000);
+	}
+	if (i == 2000)
+		fail_msg("no LSC event with link %s", up ? "up" : "down");
+	*seen = __atomic_load_n(&l->events, __ATOMIC_ACQUIRE);
+}
+
+static unsigned int
+exchange(uint16_t a, uint16_t b, unsigned int n)
+{
+	struct rte_ether_addr mac = pt_mac(b);
+	struct rte_mbuf *m[16];
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		m[i] = pt_frame(pt_mp, &mac, a, PT_UCAST, i, (uint16_t)i, 100);
+	pt_tx(a, 0, m, n);
+	return pt_rx(&b, 1, NULL, NULL, n, 500);
+}
+
+void
+pt_test_link_config(void **state)
+{
+	static const uint8_t new_mac[6] = { 0x02, 0xaa, 0xbb, 0xcc, 0xdd, 0x01 };
+	struct rte_ether_addr sec = { { 0x00, 0x11, 0x22, 0x33, 0x44, 0x77 } };
+	struct rte_ether_addr mc[2] = { { { 0x01, 0x00, 0x5e, 0, 0, 7 } },
+					{ { 0x33, 0x33, 0, 0, 0, 1 } } };
+	struct lsc_log log = { 0 };
+	struct rte_pmd_opa_vnic_info info;
+	struct opa_vnic_vport_conf conf;
+	struct opa_vnic_counters k;
+	struct rte_eth_dev_info dinfo;
+	struct rte_eth_link link;
+	struct opa_vnic_hfi *hfi;
+	struct hfi_dev *dev;
+	uint8_t macs[8][6];
+	unsigned int seen = 0;
+	uint32_t total;
+	uint16_t a, b, mtu, found;
+
+	RTE_SET_USED(state);
+	a = probe_args("net_opa_vnic0,hfi=sw0,lid=1,vport=0");
+	b = probe_args("net_opa_vnic1,hfi=sw1,lid=2,vport=3");
+	hfi = vport(b)->hfi;
+	assert_int_equal(rte_eth_dev_callback_register(b, RTE_ETH_EVENT_INTR_LSC, lsc_cb, &log),
+			 0);
+	assert_int_equal(rte_eth_link_get_nowait(b, &link), 0);
+	assert_int_equal(link.link_status, RTE_ETH_LINK_DOWN);
+	assert_int_equal(pt_port_setup(a, 1, 1, pt_mp, 0), 0);
+	assert_int_equal(pt_port_setup(b, 1, 1, pt_mp, 0), 0);
+	wait_lsc(&log, &seen, RTE_ETH_LINK_UP);
+	assert_int_equal(rte_eth_link_get_nowait(b, &link), 0);
+	assert_int_equal(link.link_status, RTE_ETH_LINK_UP);
+	assert_int_equal(link.link_speed, RTE_ETH_SPEED_NUM_100G);
+	assert_int_equal(exchange(a, b, 8), 8);
+
+	/* The HFI link goes down and up. */
+	assert_int_equal(hfi_dev_open("sw1", NULL, &dev), 0);
+	assert_int_equal(hfi_fault_link(dev, HFI_LINK_DOWN), 0);
+	wait_lsc(&log, &seen, RTE_ETH_LINK_DOWN);
+	assert_int_equal(opa_vnic_vport_forwarding(hfi, 3), 0);
+	assert_int_equal(hfi_fault_link(dev, HFI_LINK_UP), 0);
+	wait_lsc(&log, &seen, RTE_ETH_LINK_UP);
+	hfi_dev_close(dev);
+	/* Administratively down and up. */
+	assert_int_equal(rte_eth_dev_set_link_down(b), 0);
+	wait_lsc(&log, &seen, RTE_ETH_LINK_DOWN);
+	assert_int_equal(rte_eth_dev_set_link_up(b), 0);
+	wait_lsc(&log, &seen, RTE_ETH_LINK_UP);
+	assert_int_equal(opa_vnic_vport_forwarding(hfi, 3), 1);
+
+	/* config_state DROP_ALL, then FORWARDING, through the configuration API. */
+	assert_int_equal(opa_vnic_vport_conf_get(hfi, 3, &conf), 0);
+	assert_int_equal(conf.cfg.vesw_id, 1);
+	assert_int_equal(conf.cfg.encap_slid, 2);
+	assert_int_equal(conf.cfg.u_mcast_dlid, OPA_VNIC_DEFAULT_MCAST_DLID);
+	assert_int_equal(conf.cfg.pkey, 0xffff);
+	assert_int_equal(conf.port_num, 3);
+	assert_int_equal(opa_vnic_vport_conf_get(hfi, 4, &conf), -ENOENT);
+	assert_int_equal(opa_vnic_vport_conf_get(hfi, 3, &conf), 0);
+	conf.config_state = OPA_VNIC_STATE_DROP_ALL;
+	assert_int_equal(opa_vnic_vport_conf_set(hfi, 3, &conf), 0);
+	wait_lsc(&log, &seen, RTE_ETH_LINK_DOWN);
+	assert_int_equal(exchange(a, b, 4), 0);
+	assert_int_equal(pt_xstat(b, "rx_drop_state_dropped"), 4);
+	conf.config_state = OPA_VNIC_STATE_FORWARDING;
+	assert_int_equal(opa_vnic_vport_conf_set(hfi, 3, &conf), 0);
+	wait_lsc(&log, &seen, RTE_ETH_LINK_UP);
+
+	/* A new vesw id: traffic of vesw 1 no longer has a handler on this HFI ... */
+	conf.cfg.vesw_id = 5;
+	assert_int_equal(opa_vnic_vport_conf_set(hfi, 3, &conf), 0);
+	assert_int_equal(rte_pmd_opa_vnic_vesw_port("sw1", 5, &found), 0);
+	assert_int_equal(found, b);
+	assert_int_equal(rte_pmd_opa_vnic_vesw_port("sw1", 1, &found), -ENOENT);
+	assert_int_equal(exchange(a, b, 4), 0);
+	assert_int_equal(pt_xstat(b, "rx_nohandler_dropped"), 4);
+	/* ... until the sender moves to vesw 5 too. */
+	{
+		struct opa_vnic_vport_conf ca;
+
+		assert_int_equal(opa_vnic_vport_conf_get(vport(a)->hfi, 0, &ca), 0);
+		ca.cfg.vesw_id = 5;
+		assert_int_equal(opa_vnic_vport_conf_set(vport(a)->hfi, 0, &ca), 0);
+	}
+	assert_int_equal(exchange(a, b, 4), 4);
+
+	/* eth_mtu bounds the port MTU (clamped as the kernel does). */
+	conf.cfg.eth_mtu = 1000;
+	assert_int_equal(opa_vnic_vport_conf_set(hfi, 3, &conf), 0);
+	assert_int_equal(rte_eth_dev_get_mtu(b, &mtu), 0);
+	assert_int_equal(mtu, 1000);
+	assert_int_equal(rte_eth_dev_set_mtu(b, 1001), -EINVAL);
+	assert_int_equal(rte_eth_dev_set_mtu(b, 900), 0);
+	assert_int_equal(rte_eth_dev_info_get(b, &dinfo), 0);
+	assert_int_equal(dinfo.max_mtu, 1000);
+	assert_int_equal(dinfo.max_rx_pktlen, 1018);
+	/* A new base MAC replaces the port's MAC. */
+	memcpy(conf.base_mac, new_mac, 6);
+	assert_int_equal(opa_vnic_vport_conf_set(hfi, 3, &conf), 0);
+	assert_memory_equal(pt_mac(b).addr_bytes, new_mac, 6);
+
+	/* The interface MAC lists the EM reads. */
+	assert_int_equal(rte_eth_dev_mac_addr_add(b, &sec, 0), 0);
+	assert_int_equal(rte_eth_dev_set_mc_addr_list(b, mc, 2), 0);
+	assert_int_equal(opa_vnic_vport_read_macs(hfi, 3, OPA_VNIC_MACS_DEV, 0, 8, macs, &total),
+			 1);
+	assert_memory_equal(macs[0], new_mac, 6);
+	assert_int_equal(opa_vnic_vport_read_macs(hfi, 3, OPA_VNIC_MACS_UC, 0, 8, macs, &total),
+			 1);
+	assert_memory_equal(macs[0], sec.addr_bytes, 6);
+	assert_int_equal(opa_vnic_vport_read_macs(hfi, 3, OPA_VNIC_MACS_MC, 1, 8, macs, &total),
+			 1);
+	assert_int_equal(total, 2);
+	assert_memory_equal(macs[0], mc[1].addr_bytes, 6);
+	assert_int_equal(rte_eth_dev_mac_addr_remove(b, &sec), 0);
+	assert_int_equal(opa_vnic_vport_read_macs(hfi, 3, OPA_VNIC_MACS_UC, 0, 8, macs, &total),
+			 0);
+
+	/* Counters for VEMA (the kernel's set). */
+	assert_int_equal(opa_vnic_vport_counters_get(hfi, 3, &k), 0);
+	assert_int_equal(k.rx_packets, 12);
+	assert_int_equal(k.rx_drop_state, 4);
+	assert_int_equal(k.rx_nohandler, 4);
+	assert_int_equal(k.rx_bytes, 12 * (100 + 4));
+	assert_int_equal(rte_pmd_opa_vnic_get_info(b, &info), 0);
+	assert_string_equal(info.hfi, "sw1");
+	assert_int_equal(info.vport, 3);
+	assert_int_equal(info.vesw_id, 5);
+	assert_int_equal(info.eth_mtu, 1000);
+	assert_int_equal(info.oper_state, RTE_PMD_OPA_VNIC_STATE_FORWARDING);
+	assert_int_equal(rte_pmd_opa_vnic_get_info(RTE_MAX_ETHPORTS - 1, &info), -ENODEV);
+
+	assert_int_equal(rte_eth_dev_callback_unregister(b, RTE_ETH_EVENT_INTR_LSC, lsc_cb,
+							 &log), 0);
+	pt_port_remove(a);
+	pt_port_remove(b);
+	pt_assert_pool_full(pt_mp);
+}
+
+/* ---- probe errors and queue limits ---- */
+
+static char *log_buf;
+static size_t log_len;
+
+struct probe_case {
+	const char *args;
+	const char *message;
+};
+
+void
+pt_test_probe_errors(void **state)
+{
+	static const struct probe_case cases[] = {
+		{ "net_opa_vnic1", "hfi=<swN|PCI address> is required" },
+		{ "net_opa_vnic1,hfi=sw0,vport", "key 'vport' needs a value: vport=<0..254>" },
+		{ "net_opa_vnic1,hfi=sw0,vport=1,mac=02:00:00:00:00:01", "unknown key 'mac'" },
+		{ "net_opa_vnic1,hfi=sw0,vport=300", "vport=300: expected an integer in 0..254" },
+		{ "net_opa_vnic1,hfi=sw0,vport=2,em=on", "the VEMA agent is not available yet" },
+		{ "net_opa_vnic1,hfi=sw0,vport=1,vesw_id=2",
+		  "vport=1 is already used on hfi=sw0 by net_opa_vnic0" },
+		{ "net_opa_vnic1,hfi=sw0,vport=2",
+		  "vesw_id=1 is already used on hfi=sw0 by vport 1 (net_opa_vnic0)" },
+		{ "net_opa_vnic1,hfi=sw0,vport=2,vesw_id=2,engine=thread",
+		  "engine=thread conflicts with engine=inline of hfi=sw0" },
+		{ "net_opa_vnic1,hfi=sw0,vport=2,vesw_id=2,lid=9",
+		  "lid=0x9 conflicts with LID 0x5 of hfi=sw0" },
+		{ "net_opa_vnic1,hfi=0000:00:00.0,vport=0",
+		  "hfi=0000:00:00.0: cannot open the HFI" },
+	};
+	struct rte_malloc_socket_stats before, after;
+	struct rte_eth_conf conf = { 0 };
+	struct rte_eth_dev_info info;
+	FILE *f = open_memstream(&log_buf, &log_len);
+	uint16_t a, b, port;
+	unsigned int i;
+
+	RTE_SET_USED(state);
+	assert_non_null(f);
+	/* The first port ever makes ethdev allocate its shared data: measure after that. */
+	a = probe_args("net_opa_vnic0,hfi=sw0,lid=5,vport=1");
+	assert_int_equal(rte_eth_dev_close(a), 0);
+	assert_int_equal(rte_eal_hotplug_remove("vdev", "net_opa_vnic0"), 0);
+	rte_malloc_get_socket_stats(0, &before);
+	a = probe_args("net_opa_vnic0,hfi=sw0,lid=5,vport=1");
+	assert_int_equal(rte_openlog_stream(f), 0);
+	for (i = 0; i < RTE_DIM(cases); i++) {
+		assert_true(pt_probe(cases[i].args, &port) < 0);
+		fflush(f);
+		if (strstr(log_buf, cases[i].message) == NULL)
+			fail_msg("probe '%s': no '%s' in the log:\n%s", cases[i].args,
+				 cases[i].message, log_buf);
+	}
+	rte_openlog_stream(NULL);
+	fclose(f);
+	free(log_buf);
+	assert_int_equal(rte_eth_dev_count_avail(), 1);
+
+	/* TX queues take SDMA engines: a port with all 16 leaves none to another port. */
+	b = probe_args("net_opa_vnic1,hfi=sw0,vport=2,vesw_id=2");
+	assert_int_equal(rte_eth_dev_info_get(a, &info), 0);
+	assert_int_equal(info.max_tx_queues, 16);
+	assert_int_equal(pt_port_setup(a, 1, 16, pt_mp, 0), 0);
+	assert_int_equal(rte_eth_dev_info_get(a, &info), 0);
+	assert_int_equal(info.max_tx_queues, 16);
+	assert_int_equal(rte_eth_dev_info_get(b, &info), 0);
+	assert_int_equal(info.max_tx_queues, 0);
+	assert_true(pt_port_setup(b, 1, 1, pt_mp, 0) < 0);
+	pt_port_remove(a);
+	assert_int_equal(rte_eth_dev_info_get(b, &info), 0);
+	assert_int_equal(info.max_tx_queues, 16);
+	assert_int_equal(info.max_rx_queues, 16);
+	/* What OVS asks: RSS with no hash functions, 2048 descriptors; VMDq is refused. */
+	conf.rxmode.mq_mode = RTE_ETH_MQ_RX_VMDQ_ONLY;
+	assert_int_equal(rte_eth_dev_configure(b, 1, 1, &conf), -EINVAL);
+	conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+	assert_int_equal(rte_eth_dev_configure(b, 1, 1, &conf), 0);
+	assert_int_equal(rte_eth_rx_queue_setup(b, 0, 2048, SOCKET_ID_ANY, NULL, pt_mp), 0);
+	assert_int_equal(rte_eth_tx_queue_setup(b, 0, 2048, SOCKET_ID_ANY, NULL), 0);
+	assert_int_equal(rte_eth_dev_start(b), 0);
+	/* A transmit-only port (no rx queue) starts too. */
+	assert_int_equal(rte_eth_dev_stop(b), 0);
+	assert_int_equal(rte_eth_dev_configure(b, 0, 1, &conf), 0);
+	assert_int_equal(rte_eth_tx_queue_setup(b, 0, 512, SOCKET_ID_ANY, NULL), 0);
+	assert_int_equal(rte_eth_dev_start(b), 0);
+	pt_port_remove(b);
+	pt_assert_pool_full(pt_mp);
+	rte_malloc_get_socket_stats(0, &after);
+	assert_int_equal(after.heap_allocsz_bytes, before.heap_allocsz_bytes);
+}

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 dpdk-opa-vnic authors
+ */
+
+/*
+ * Hotplug: 50 cycles of rte_dev_probe / traffic / rte_dev_remove of two
+ * vports on two HFIs (inline and threaded engines in turn). After the first
+ * cycle nothing may grow: mbufs, DPDK heap, threads, file descriptors.
+ */
+
+#include <dirent.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_malloc.h>
+
+#include "pmd_test.h"
+
+#define CYCLES	50
+
+static unsigned int
+count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	unsigned int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+static void
+cycle(unsigned int i)
+{
+	const char *engine = i % 2 ? "thread" : "inline";
+	char args[160];
+	uint16_t a, b;
+	struct rte_ether_addr ma, mb;
+	struct rte_mbuf *m[32];
+	unsigned int j;
+
+	snprintf(args, sizeof(args), "net_opa_vnic0,hfi=sw0,lid=1,vport=0,engine=%s", engine);
+	assert_int_equal(pt_probe(args, &a), 0);
+	snprintf(args, sizeof(args), "net_opa_vnic1,hfi=sw1,lid=2,vport=0,engine=%s", engine);
+	assert_int_equal(pt_probe(args, &b), 0);
+	assert_int_equal(pt_port_setup(a, 1, 1, pt_mp, 0), 0);
+	assert_int_equal(pt_port_setup(b, 2, 2, pt_mp, 0), 0);
+	ma = pt_mac(a);
+	mb = pt_mac(b);
+	for (j = 0; j < 32; j++)
+		m[j] = pt_frame(pt_mp, &mb, a, PT_UCAST, j, (uint16_t)j, 64);
+	assert_int_equal(pt_tx(a, 0, m, 32), 32);
+	for (j = 0; j < 32; j++)
+		m[j] = pt_frame(pt_mp, &ma, b, PT_UCAST, j, (uint16_t)j, 64);
+	assert_int_equal(pt_tx(b, 1, m, 32), 32);
+	assert_int_equal(pt_rx(&b, 1, NULL, NULL, 32, 2000), 32);
+	assert_int_equal(pt_rx(&a, 1, NULL, NULL, 32, 2000), 32);
+	pt_port_remove(a);
+	pt_port_remove(b);
+	pt_assert_pool_full(pt_mp);
+	assert_int_equal(rte_eth_dev_count_avail(), 0);
+}
+
+void
+pt_test_hotplug(void **state)
+{
+	struct rte_malloc_socket_stats base, now;
+	unsigned int threads, fds, i;
+
+	RTE_SET_USED(state);
+	cycle(0);
+	cycle(1);
+	rte_malloc_get_socket_stats(0, &base);
+	threads = count_entries("/proc/self/task");
+	fds = count_entries("/proc/self/fd");
+	for (i = 2; i < CYCLES; i++) {
+		cycle(i);
+		rte_malloc_get_socket_stats(0, &now);
+		if (now.heap_allocsz_bytes != base.heap_allocsz_bytes)
+			fail_msg("cycle %u: DPDK heap %zu bytes, %zu after the first cycles", i,
+				 now.heap_allocsz_bytes, base.heap_allocsz_bytes);
+		assert_int_equal(count_entries("/proc/self/task"), threads);
+		assert_int_equal(count_entries("/proc/self/fd"), fds);
+	}
+}

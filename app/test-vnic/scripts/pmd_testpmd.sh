@@ -1,0 +1,98 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 dpdk-opa-vnic authors
+#
+# dpdk-testpmd with two vnic ports on two software HFIs (vswitch 1, LIDs 1
+# and 2), scripted: io forwarding of circulating traffic without a drop,
+# then a receive-only run in which every port receives exactly what its peer
+# transmitted. With --rxq-share, the same with DPDK shared Rx queues (the
+# second run in the shared_rxq mode, which counts by mbuf->port).
+set -u
+share=${1:-}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+VNIC_BUILD=$BUILD_ROOT
+# shellcheck source=app/test-vnic/scripts/testpmd_vnic.sh
+. "$(dirname "$0")/testpmd_vnic.sh"
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+mac0=$(vnic_mac 1 1)
+mac1=$(vnic_mac 1 2)
+eal=(--vdev "net_opa_vnic0,hfi=sw0,lid=1,vport=0" --vdev "net_opa_vnic1,hfi=sw1,lid=2,vport=0")
+args=(-i --total-num-mbufs=16384 --eth-peer="0,$mac1" --eth-peer="1,$mac0")
+rx_mode=rxonly
+if [ "$share" = --rxq-share ]; then
+	args+=(--rxq-share=2)
+	rx_mode=shared_rxq
+fi
+
+# ---- 1. io forwarding: traffic circulates, nothing is dropped ----
+cat >"$tmp/io.cmd" <<CMD
+set fwd io
+start tx_first 4
+sleep 2
+stop
+show port xstats all
+show rxq info 1 0
+quit
+CMD
+vnic_testpmd "$tmp/io.out" "$tmp/io.cmd" "${eal[@]}" -- "${args[@]}" || fail "testpmd exited $?"
+if [ "$share" = --rxq-share ]; then
+	grep -q 'Burst mode: Scalar, shared Rx queue' "$tmp/io.out" ||
+		fail "io: rx queue 0 of port 1 is not a shared Rx queue"
+fi
+tx=0
+rx=0
+for p in 0 1; do
+	for f in RX-dropped TX-dropped RX-error RX-nombufs; do
+		v=$(fwd_stat "$tmp/io.out" $p $f)
+		[ "$v" = 0 ] || fail "io: port $p $f $v"
+	done
+	tx=$((tx + $(fwd_stat "$tmp/io.out" $p TX-packets)))
+	rx=$((rx + $(fwd_stat "$tmp/io.out" $p RX-packets)))
+done
+for x in rx_errors tx_errors rx_missed_errors rx_mbuf_allocation_errors; do
+	grep -E "^$x: [1-9]" "$tmp/io.out" && fail "io: xstat $x is not 0"
+done
+# 2 ports x 4 bursts x 32 packets circulate; in flight when forwarding stops.
+[ "$tx" -gt 10000 ] || fail "io: only $tx packets transmitted"
+[ $((tx - rx)) -ge 0 ] && [ $((tx - rx)) -le 256 ] || fail "io: transmitted $tx, received $rx"
+if [ -z "$share" ]; then
+	for p in 0 1; do
+		t=$(fwd_stat "$tmp/io.out" $p TX-packets)
+		r=$(fwd_stat "$tmp/io.out" $((1 - p)) RX-packets)
+		[ $((t - r)) -ge 0 ] && [ $((t - r)) -le 128 ] ||
+			fail "io: port $p transmitted $t, its peer received $r"
+	done
+fi
+echo "io forwarding: transmitted $tx, received $rx"
+
+# ---- 2. receive only: each port receives exactly what its peer sent ----
+cat >"$tmp/rx.cmd" <<CMD
+set fwd $rx_mode
+start tx_first 8
+sleep 1
+stop
+quit
+CMD
+vnic_testpmd "$tmp/rx.out" "$tmp/rx.cmd" "${eal[@]}" -- "${args[@]}" || fail "testpmd exited $?"
+for p in 0 1; do
+	t=$(fwd_stat "$tmp/rx.out" $p TX-packets)
+	r=$(fwd_stat "$tmp/rx.out" $((1 - p)) RX-packets)
+	[ "$t" = 256 ] && [ "$r" = 256 ] ||
+		fail "$rx_mode: port $p transmitted $t, its peer received $r"
+	for f in RX-dropped TX-dropped RX-error; do
+		[ "$(fwd_stat "$tmp/rx.out" $p $f)" = 0 ] || fail "$rx_mode: port $p $f"
+	done
+done
+echo "$rx_mode: 256 packets each way, all received by the peer"
+
+if [ $fails -ne 0 ]; then
+	echo "---- io run"
+	grep -v '^testpmd> $' "$tmp/io.out" | tail -n 60
+	echo "---- $rx_mode run"
+	tail -n 40 "$tmp/rx.out"
+	exit 1
+fi
+echo "ok"

@@ -1,0 +1,52 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 dpdk-opa-vnic authors
+#
+# Sourced by the scripts that run dpdk-testpmd with net_opa_vnic ports (and by
+# devtools/demo.sh). The PMD comes from the build tree through LD_PRELOAD:
+# never from the system plugin directory, never with -d from the build tree.
+# Needs VNIC_BUILD (the build directory).
+
+VNIC_SO=$(cd "$VNIC_BUILD" && pwd)/drivers/net/opa_vnic/librte_net_opa_vnic.so
+
+# The MAC of a vport with the default configuration: locally administered,
+# carrying vesw id $1 and LID $2 (em-notes §3.3; fabric id 0, LID < 256).
+vnic_mac() {
+	printf '02:%x0:%02x:%02x:00:00' "$(($1 & 0xf))" "$(($1 >> 4))" "$2"
+}
+
+# vnic_testpmd OUT SCRIPT ARGS...: run dpdk-testpmd interactively with ARGS
+# (EAL args, --, testpmd args), feeding it the lines of SCRIPT once its first
+# prompt shows (start-up takes seconds on a busy machine); a line "sleep N"
+# pauses instead. Output (stdout and stderr, line-buffered so that testpmd's
+# prompts do not cut its tables) goes to OUT.
+vnic_testpmd() {
+	local out=$1 script=$2 i
+	shift 2
+	[ -r "$VNIC_SO" ] || { echo "no PMD at $VNIC_SO (build first)"; return 1; }
+	command -v dpdk-testpmd >/dev/null || { echo "dpdk-testpmd is not installed"; return 1; }
+	: >"$out"
+	{
+		for i in $(seq 600); do
+			grep -q 'testpmd> ' "$out" && break
+			sleep 0.1
+		done
+		while IFS= read -r line; do
+			case $line in
+			sleep\ *) sleep "${line#sleep }" ;;
+			*) echo "$line" ;;
+			esac
+		done <"$script"
+	} | timeout 120 env LD_PRELOAD="$VNIC_SO" stdbuf -oL dpdk-testpmd --no-huge -m 256 \
+		--no-pci --file-prefix="opa-vnic-testpmd-$$" --log-level=pmd.net.opa_vnic:info \
+		"$@" >"$out" 2>&1
+}
+
+# fwd_stat OUT PORT FIELD: FIELD (RX-packets, TX-dropped, ...) of the last
+# "Forward statistics for port PORT" block testpmd printed; 0 if absent.
+fwd_stat() {
+	awk -v p="$2" -v f="$3:" '
+		/Forward statistics for port/ { cur = ($(NF - 1) == p); if (cur) v = 0; next }
+		/^ *-+ *$/ { cur = 0 }
+		cur { for (i = 1; i < NF; i++) if ($i == f) v = $(i + 1) }
+		END { print v + 0 }' "$1"
+}

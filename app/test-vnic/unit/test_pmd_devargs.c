@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 dpdk-opa-vnic authors
+ */
+
+/*
+ * net_opa_vnic devargs: every key, its range and its error message, keys
+ * given without a value (DPDK 22.11 passes NULL), unknown and repeated keys,
+ * conflicts, and the locally administered MAC of em-notes §3.3.
+ */
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "opa_vnic_devargs.h"
+
+static struct opa_vnic_devargs da;
+static char err[512];
+
+static int
+parse(const char *args)
+{
+	return opa_vnic_devargs_parse(args, &da, err, sizeof(err));
+}
+
+/* Parsing fails and the message contains every given fragment. */
+static void
+expect_error(const char *args, const char *frag1, const char *frag2)
+{
+	int rc = parse(args);
+
+	if (rc != -EINVAL || strstr(err, frag1) == NULL || (frag2 && !strstr(err, frag2)))
+		fail_msg("'%s': rc %d, message '%s' (expected '%s' / '%s')", args, rc, err,
+			 frag1, frag2 ? frag2 : "");
+}
+
+/* The required keys, except the one a case is about. */
+static const char *
+with_base(const char *arg)
+{
+	if (strncmp(arg, "vport", 5) == 0)
+		return "hfi=sw0";
+	if (strncmp(arg, "hfi", 3) == 0)
+		return "vport=1";
+	return "hfi=sw0,vport=1";
+}
+
+static void
+test_minimal(void **state)
+{
+	(void)state;
+	assert_int_equal(parse("hfi=sw0,vport=3"), 0);
+	assert_string_equal(da.hfi, "sw0");
+	assert_int_equal(da.vport, 3);
+	assert_int_equal(da.icrc, OPA_VNIC_ICRC_HW);
+	assert_int_equal(da.engine, OPA_VNIC_ENGINE_INLINE);
+	assert_false(da.em);
+	assert_int_equal(da.state, OPA_VNIC_STATE_FORWARDING);
+	assert_int_equal(da.given, 0);
+	assert_string_equal(da.fabric, "");
+	assert_string_equal(err, "");
+}
+
+static void
+test_all_keys(void **state)
+{
+	static const uint8_t mac[6] = { 0x00, 0x11, 0x22, 0x33, 0x44, 0x55 };
+
+	(void)state;
+	assert_int_equal(parse("hfi=0000:81:00.0,vport=254,fabric=shm:lab,icrc=sw,"
+			       "engine=thread,em=off,lid=0x1234,capture=/x/f.pcapng,"
+			       "vesw_id=4095,fabric_id=1023,pkey=0x8001,base_mac=00:11:22:33:44:55,"
+			       "mcast_dlid=0xf00001,ucast_dlid=[0x10,0x20,0],def_port_mask=0x3,"
+			       "sc=31,vl=15,rc=0x07654321,eth_mtu=9000,state=drop_all,"
+			       "vl_from_pcp=1"), 0);
+	assert_string_equal(da.hfi, "0000:81:00.0");
+	assert_int_equal(da.vport, 254);
+	assert_string_equal(da.fabric, "shm:lab");
+	assert_int_equal(da.icrc, OPA_VNIC_ICRC_SW);
+	assert_int_equal(da.engine, OPA_VNIC_ENGINE_THREAD);
+	assert_int_equal(da.lid, 0x1234);
+	assert_string_equal(da.capture, "/x/f.pcapng");
+	assert_int_equal(da.vesw_id, 4095);
+	assert_int_equal(da.fabric_id, 1023);
+	assert_int_equal(da.pkey, 0x8001);
+	assert_memory_equal(da.base_mac, mac, 6);
+	assert_int_equal(da.mcast_dlid, 0xf00001);
+	assert_int_equal(da.n_ucast_dlid, 3);
+	assert_int_equal(da.ucast_dlid[0], 0x10);
+	assert_int_equal(da.ucast_dlid[1], 0x20);
+	assert_int_equal(da.ucast_dlid[2], 0);
+	assert_int_equal(da.def_port_mask, 3);
+	assert_int_equal(da.sc, 31);
+	assert_int_equal(da.vl, 15);
+	assert_int_equal(da.rc, 0x07654321);
+	assert_int_equal(da.eth_mtu, 9000);
+	assert_int_equal(da.state, OPA_VNIC_STATE_DROP_ALL);
+	assert_true(da.vl_from_pcp);
+	assert_int_equal(da.given, OPA_VNIC_DA_STATIC_MASK | OPA_VNIC_DA_FABRIC |
+			 OPA_VNIC_DA_ENGINE | OPA_VNIC_DA_LID | OPA_VNIC_DA_CAPTURE);
+}
+
+static void
+test_required(void **state)
+{
+	(void)state;
+	expect_error(NULL, "hfi=", "required");
+	expect_error("", "hfi=", "required");
+	expect_error("vport=1", "hfi=", "required");
+	expect_error("hfi=sw0", "vport=<0..254> is required", NULL);
+}
+
+/* A key without '=value' reaches the parser as NULL in DPDK 22.11. */
+static void
+test_key_without_value(void **state)
+{
+	static const char *const keys[] = {
+		"hfi", "vport", "fabric", "icrc", "engine", "em", "lid", "capture", "vesw_id",
+		"fabric_id", "pkey", "base_mac", "mcast_dlid", "ucast_dlid", "def_port_mask",
+		"sc", "vl", "rc", "eth_mtu", "state", "vl_from_pcp",
+	};
+	char args[128], frag[64];
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		snprintf(args, sizeof(args), "%s,%s", with_base(keys[i]), keys[i]);
+		snprintf(frag, sizeof(frag), "key '%s' needs a value: %s=", keys[i], keys[i]);
+		expect_error(args, frag, NULL);
+	}
+	expect_error("vport,hfi=sw0", "key 'vport' needs a value: vport=<0..254>", NULL);
+}
+
+static void
+test_unknown_and_repeated(void **state)
+{
+	(void)state;
+	/* mac= is the ethdev class key: not one of ours. */
+	expect_error("hfi=sw0,vport=1,mac=02:00:00:00:00:01", "unknown key 'mac'", "base_mac");
+	expect_error("hfi=sw0,vport=1,vesw=3", "unknown key 'vesw'", "vesw_id");
+	expect_error("hfi=sw0,vport=1,vport=2", "key 'vport' given twice", NULL);
+}
+
+struct range_case {
+	const char *args;
+	const char *frag;
+};
+
+static void
+test_ranges(void **state)
+{
+	static const struct range_case cases[] = {
+		{ "vport=255", "vport=255: expected an integer in 0..254" },
+		{ "vport=-1", "vport=-1: expected an integer in 0..254" },
+		{ "vport=1x", "vport=1x: expected" },
+		{ "vport=", "vport=: expected" },
+		{ "lid=0", "lid=0: expected a unicast LID in 1..0xefffff" },
+		{ "lid=0xf00000", "lid=0xf00000: expected a unicast LID" },
+		{ "vesw_id=0", "vesw_id=0: expected an integer in 1..4095" },
+		{ "vesw_id=4096", "vesw_id=4096: expected an integer in 1..4095" },
+		{ "fabric_id=1024", "fabric_id=1024: expected an integer in 0..1023" },
+		{ "pkey=0x8000", "pkey=0x8000: expected a P_Key" },
+		{ "pkey=0", "pkey=0: expected a P_Key" },
+		{ "pkey=0x10000", "pkey=0x10000: expected a P_Key" },
+		{ "mcast_dlid=0", "mcast_dlid=0: expected a LID in 1..0xffffff" },
+		{ "mcast_dlid=0x1000000", "mcast_dlid=0x1000000: expected" },
+		{ "def_port_mask=0x10000", "def_port_mask=0x10000: expected a 16-bit mask" },
+		{ "sc=32", "sc=32: expected an SC in 0..31" },
+		{ "vl=16", "vl=16: expected a VL in 0..15" },
+		{ "rc=0x8", "rc=0x8: expected 3-bit RC values" },
+		{ "rc=0x10000000", "rc=0x10000000: expected" },
+		{ "eth_mtu=67", "eth_mtu=67: expected an MTU in 68..10240" },
+		{ "eth_mtu=10241", "eth_mtu=10241: expected an MTU in 68..10240" },
+		{ "icrc=auto", "icrc=auto: expected hw or sw" },
+		{ "engine=dma", "engine=dma: expected inline or thread" },
+		{ "em=maybe", "em=maybe: expected on or off" },
+		{ "state=up", "state=up: expected forwarding or drop_all" },
+		{ "vl_from_pcp=2", "vl_from_pcp=2: expected on or off" },
+		{ "base_mac=01:00:00:00:00:01", "expected a unicast MAC" },
+		{ "base_mac=00:00:00:00:00:00", "expected a unicast MAC" },
+		{ "base_mac=00:11:22:33:44", "expected a unicast MAC" },
+		{ "base_mac=00:11:22:33:44:55:66", "expected a unicast MAC" },
+		{ "ucast_dlid=0x10", "expected a list [LID,...]" },
+		{ "ucast_dlid=[]", "expected a list [LID,...]" },
+		{ "ucast_dlid=[1,2,x]", "expected a list [LID,...]" },
+		{ "ucast_dlid=[0x1000000]", "expected a list [LID,...]" },
+		{ "ucast_dlid=[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17]",
+		  "expected a list [LID,...] of 1..16 LIDs" },
+		{ "fabric=shm:", "fabric=shm:: expected a fabric name" },
+	};
+	char args[192];
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(args, sizeof(args), "%s,%s", with_base(cases[i].args), cases[i].args);
+		expect_error(args, cases[i].frag, NULL);
+	}
+	/* The boundaries themselves are accepted. */
+	assert_int_equal(parse("hfi=sw0,vport=0,vesw_id=1,eth_mtu=68,pkey=0x0001,lid=0xefffff,"
+			       "mcast_dlid=0xffffff,sc=0,vl=0,rc=0,def_port_mask=0"), 0);
+	assert_int_equal(parse("hfi=sw0,vport=1,ucast_dlid=[1,2,3,4,5,6,7,8,9,10,11,12,13,14,"
+			       "15,16],em=no,vl_from_pcp=off,icrc=HW"), 0);
+	assert_int_equal(da.n_ucast_dlid, 16);
+}
+
+static void
+test_conflicts(void **state)
+{
+	(void)state;
+	expect_error("hfi=sw0,vport=1,em=on", "em=on: the VEMA agent is not available yet",
+		     "em=off");
+	expect_error("hfi=sw0,vport=1,def_port_mask=0x4,ucast_dlid=[1,2]",
+		     "def_port_mask=0x4 selects default port 2", "ucast_dlid has only 2");
+	assert_int_equal(parse("hfi=sw0,vport=1,def_port_mask=0x2,ucast_dlid=[1,2]"), 0);
+}
+
+static void
+test_la_mac(void **state)
+{
+	/* em-notes §3.3: cs_gen_lmac(fabric 0x301, lid 0x05, vesw 0x02). */
+	static const uint8_t want[6] = { 0x06, 0x2c, 0x00, 0x05, 0x00, 0x00 };
+	static const uint8_t want2[6] = { 0x02, 0x10, 0x00, 0x56, 0x34, 0x12 };
+	uint8_t mac[6];
+
+	(void)state;
+	opa_vnic_la_mac(0x301, 0x02, 0x05, mac);
+	assert_memory_equal(mac, want, 6);
+	opa_vnic_la_mac(0, 1, 0x123456, mac);
+	assert_memory_equal(mac, want2, 6);
+	/* Locally administered, unicast. */
+	assert_int_equal(mac[0] & 3, 2);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_minimal),
+		cmocka_unit_test(test_all_keys),
+		cmocka_unit_test(test_required),
+		cmocka_unit_test(test_key_without_value),
+		cmocka_unit_test(test_unknown_and_repeated),
+		cmocka_unit_test(test_ranges),
+		cmocka_unit_test(test_conflicts),
+		cmocka_unit_test(test_la_mac),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 dpdk-opa-vnic authors
+ */
+
+#ifndef OPA_VNIC_DEVARGS_H
+#define OPA_VNIC_DEVARGS_H
+
+/*
+ * Device arguments of net_opa_vnic (one vdev per vport):
+ *   hfi=<swN|PCI address>,vport=<0..254>[,fabric=...][,icrc=hw|sw]
+ *   [,engine=inline|thread][,em=on|off][,lid=..][,capture=FILE]
+ *   [static configuration keys]
+ * Pure: rte_kvargs only, no EAL. Errors are written as text naming the key
+ * and the accepted values; the caller logs them.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "opa_vnic_encap.h"
+
+#define OPA_VNIC_MAX_VPORT		254
+#define OPA_VNIC_HFI_NAME_LEN		64
+#define OPA_VNIC_FABRIC_NAME_LEN	80
+#define OPA_VNIC_PATH_LEN		256
+
+/* VeswPortInfo config_state / oper_state values (spec §4.7). */
+#define OPA_VNIC_STATE_DROP_ALL		1
+#define OPA_VNIC_STATE_FORWARDING	3
+
+enum opa_vnic_icrc_mode {
+	OPA_VNIC_ICRC_HW = 0,	/* PBC InsertBypassICRC: the HFI computes it (the kernel's way) */
+	OPA_VNIC_ICRC_SW,	/* the PMD computes it per packet */
+};
+
+enum opa_vnic_engine_mode {
+	OPA_VNIC_ENGINE_INLINE = 0,
+	OPA_VNIC_ENGINE_THREAD,
+};
+
+/* Which optional keys were given (bits of opa_vnic_devargs.given). */
+enum opa_vnic_devarg_bit {
+	OPA_VNIC_DA_FABRIC = 1u << 0,
+	OPA_VNIC_DA_ENGINE = 1u << 1,
+	OPA_VNIC_DA_LID = 1u << 2,
+	OPA_VNIC_DA_CAPTURE = 1u << 3,
+	OPA_VNIC_DA_VESW_ID = 1u << 4,
+	OPA_VNIC_DA_FABRIC_ID = 1u << 5,
+	OPA_VNIC_DA_PKEY = 1u << 6,
+	OPA_VNIC_DA_BASE_MAC = 1u << 7,
+	OPA_VNIC_DA_MCAST_DLID = 1u << 8,
+	OPA_VNIC_DA_UCAST_DLID = 1u << 9,
+	OPA_VNIC_DA_DEF_PORT_MASK = 1u << 10,
+	OPA_VNIC_DA_SC = 1u << 11,
+	OPA_VNIC_DA_VL = 1u << 12,
+	OPA_VNIC_DA_RC = 1u << 13,
+	OPA_VNIC_DA_ETH_MTU = 1u << 14,
+	OPA_VNIC_DA_STATE = 1u << 15,
+	OPA_VNIC_DA_VL_FROM_PCP = 1u << 16,
+};
+
+/* The static configuration keys (meaningful with em=off). */
+#define OPA_VNIC_DA_STATIC_MASK	(OPA_VNIC_DA_VESW_ID | OPA_VNIC_DA_FABRIC_ID | \
+				 OPA_VNIC_DA_PKEY | OPA_VNIC_DA_BASE_MAC | \
+				 OPA_VNIC_DA_MCAST_DLID | OPA_VNIC_DA_UCAST_DLID | \
+				 OPA_VNIC_DA_DEF_PORT_MASK | OPA_VNIC_DA_SC | OPA_VNIC_DA_VL | \
+				 OPA_VNIC_DA_RC | OPA_VNIC_DA_ETH_MTU | OPA_VNIC_DA_STATE | \
+				 OPA_VNIC_DA_VL_FROM_PCP)
+
+/* Accepted ranges. */
+#define OPA_VNIC_VESW_ID_MIN		1
+#define OPA_VNIC_VESW_ID_MAX		4095
+#define OPA_VNIC_FABRIC_ID_MAX		1023
+#define OPA_VNIC_ETH_MTU_MAX		10240	/* hfi1's MTU */
+#define OPA_VNIC_RC_VALID_MASK		0x07777777u	/* seven 3-bit fields, 4 bits apart */
+#define OPA_VNIC_LID_UCAST_MAX		0xefffffu
+
+struct opa_vnic_devargs {
+	char hfi[OPA_VNIC_HFI_NAME_LEN];	/* required */
+	uint8_t vport;				/* required, 0..254 */
+	char fabric[OPA_VNIC_FABRIC_NAME_LEN];	/* "" = the default in-process fabric */
+	char capture[OPA_VNIC_PATH_LEN];	/* "" = no capture */
+	enum opa_vnic_icrc_mode icrc;
+	enum opa_vnic_engine_mode engine;
+	bool em;
+	uint32_t lid;				/* software HFI LID, 0 = assigned */
+	uint32_t given;				/* OPA_VNIC_DA_* */
+	/* static configuration, valid where the matching bit of 'given' is set */
+	uint16_t vesw_id;
+	uint16_t fabric_id;
+	uint16_t pkey;
+	uint16_t def_port_mask;
+	uint16_t eth_mtu;
+	uint8_t base_mac[6];
+	uint32_t mcast_dlid;
+	uint32_t ucast_dlid[OPA_VNIC_NUM_DEF_PORTS];
+	uint8_t n_ucast_dlid;
+	uint8_t sc;
+	uint8_t vl;
+	uint32_t rc;
+	uint8_t state;				/* OPA_VNIC_STATE_* */
+	bool vl_from_pcp;
+};
+
+/*
+ * Parse a devargs string (NULL or "" is accepted and fails on the missing
+ * required keys). Returns 0, or -EINVAL with a message in err[0..errlen).
+ */
+int opa_vnic_devargs_parse(const char *args, struct opa_vnic_devargs *da, char *err,
+			   size_t errlen);
+
+/*
+ * Locally administered MAC of a vport (em-notes §3.3): fabric id bits 2..11,
+ * vesw id bits 12..23, LID bits 24..47 of the little-endian 48-bit value.
+ */
+void opa_vnic_la_mac(uint16_t fabric_id, uint16_t vesw_id, uint32_t lid, uint8_t mac[6]);
+
+#endif /* OPA_VNIC_DEVARGS_H */

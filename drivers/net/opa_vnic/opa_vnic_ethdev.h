@@ -1,0 +1,431 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 dpdk-opa-vnic authors
+ */
+
+#ifndef OPA_VNIC_ETHDEV_H
+#define OPA_VNIC_ETHDEV_H
+
+/*
+ * Private structures of the net_opa_vnic PMD.
+ *
+ * Objects: one struct opa_vnic_hfi per HFI (shared by its vports,
+ * reference-counted, released with the last vport), one struct
+ * opa_vnic_vport per ethdev (dev_private), its rx and tx queues, and the
+ * immutable snapshot (struct opa_vnic_snap) the datapath reads.
+ *
+ * Locking: one mutex per HFI (hfi->lock) covers every control-path change
+ * of the HFI and of its vports: vport and vesw tables, receive contexts,
+ * SDMA engines, RSM, queues, configuration and snapshot publication. It is
+ * never taken by the datapath and never held while application callbacks
+ * run. The global registry lock (opa_vnic_hfis_lock) is taken before an
+ * HFI lock, never after.
+ *
+ * Datapath reclamation: each queue has an epoch counter that is odd while
+ * the queue is inside a burst. A control path that unpublishes something
+ * (a snapshot, a queue from a shared group, a vport from the vesw table)
+ * swaps the pointer, then waits until every queue that could hold the old
+ * one has been seen outside a burst, then frees it. Idle queues (not
+ * polled) never delay it.
+ */
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+#include <ethdev_driver.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "hfi_dev.h"
+#include "hfi_rcv.h"
+#include "hfi_sdma.h"
+#include "opa_vnic_config.h"
+#include "opa_vnic_devargs.h"
+#include "opa_vnic_encap.h"
+
+extern int opa_vnic_logtype;
+#define OPA_VNIC_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, opa_vnic_logtype, "opa_vnic: " fmt "\n", ##__VA_ARGS__)
+
+#define OPA_VNIC_DRIVER_NAME	"net_opa_vnic"
+#define OPA_VNIC_MAX_QUEUES	16	/* per vport and direction (hfi1 VNIC's 16) */
+#define OPA_VNIC_MAX_UC_MACS	32	/* the device address + secondary unicast */
+#define OPA_VNIC_MAX_MC_MACS	64
+#define OPA_VNIC_NUM_VESW	4096
+#define OPA_VNIC_BURST		32
+#define OPA_VNIC_DEMUX_RING	1024	/* software demux ring per rx queue */
+#define OPA_VNIC_SHARED_EGR	1024	/* eager buffers of the per-HFI shared context */
+#define OPA_VNIC_SHARED_POOL	4096	/* mbufs of the shared context's pool */
+#define OPA_VNIC_EGR_ALIGN	64	/* eager buffer alignment of the software HFI */
+#define OPA_VNIC_DESC_MIN	64
+#define OPA_VNIC_RX_DESC_MAX	2048	/* eager buffers per receive context */
+#define OPA_VNIC_TX_DESC_MAX	32768	/* SDMA ring */
+#define OPA_VNIC_HDR_ROOM	(OPA_VNIC_PBC_LEN + OPA_VNIC_HDR_LEN)	/* 28 */
+/* Default multicast DLID: a multicast LID without a group reaches every port. */
+#define OPA_VNIC_DEFAULT_MCAST_DLID	0xf00000u
+
+/* ---- burst epochs ---- */
+
+struct opa_vnic_epoch {
+	uint64_t seq;		/* odd inside a burst; one writer: the polling lcore */
+} __rte_cache_aligned;
+
+static inline void
+opa_vnic_epoch_enter(struct opa_vnic_epoch *e)
+{
+	/* Sequentially consistent: the snapshot load that follows cannot move above it. */
+	__atomic_fetch_add(&e->seq, 1, __ATOMIC_SEQ_CST);
+}
+
+static inline void
+opa_vnic_epoch_exit(struct opa_vnic_epoch *e)
+{
+	__atomic_store_n(&e->seq, e->seq + 1, __ATOMIC_RELEASE);
+}
+
+/* Wait until the queue is outside the burst it was in (if any). Control path. */
+void opa_vnic_epoch_wait(struct opa_vnic_epoch *e);
+
+/* ---- receive error classes counted outside the owning queue ---- */
+
+enum opa_vnic_rxe {
+	OPA_VNIC_RXE_ICRC,
+	OPA_VNIC_RXE_RHF,
+	OPA_VNIC_RXE_RCV_TYPE,
+	OPA_VNIC_RXE_LEN,
+	OPA_VNIC_RXE_TAIL,
+	OPA_VNIC_RXE_HDR,
+	OPA_VNIC_RXE_NOHANDLER,
+	OPA_VNIC_RXE_DROP_STATE,
+	OPA_VNIC_RXE_FIFO,
+	OPA_VNIC_RXE_NUM
+};
+
+/* ---- the datapath's view of a vport: immutable once published ---- */
+
+struct opa_vnic_snap {
+	struct opa_vnic_tx_ctx tx;
+	const struct opa_vnic_mac_table *mac;	/* NULL when empty, else &mac_tbl */
+	uint32_t mtu;				/* receive: frames above mtu + 18 are oversize */
+	uint16_t pkey;
+	uint16_t vesw_id;
+	bool forwarding;			/* oper state FORWARDING */
+	bool promisc;
+	bool allmulti;
+	uint8_t n_uc;
+	uint16_t n_mc;
+	uint8_t uc[OPA_VNIC_MAX_UC_MACS][6];
+	uint8_t mc[OPA_VNIC_MAX_MC_MACS][6];
+	struct opa_vnic_mac_table mac_tbl;	/* last: allocated only when not empty */
+};
+
+/* ---- queues ---- */
+
+struct opa_vnic_rxq_stats {
+	uint64_t packets;		/* delivered */
+	uint64_t bytes;
+	uint64_t errors;		/* dropped by this queue's checks */
+	uint64_t vnic_packets;		/* kernel rx_packets */
+	uint64_t vnic_bytes;
+	uint64_t grp[OPA_VNIC_GRP_NUM];
+	uint64_t drop_state;
+	uint64_t runt;
+	uint64_t oversize;
+	uint64_t pkey;
+	uint64_t mac_filtered;
+	uint64_t nombuf;		/* no mbuf to replace an eager buffer: packet dropped */
+};
+
+struct opa_vnic_txq_stats {
+	uint64_t packets;		/* handed to the SDMA engine */
+	uint64_t bytes;
+	uint64_t vnic_packets;		/* kernel tx_packets */
+	uint64_t vnic_bytes;
+	uint64_t grp[OPA_VNIC_GRP_NUM];
+	uint64_t drop_state;
+	uint64_t dlid_zero;
+	uint64_t oversize;
+	uint64_t seg;
+	uint64_t carrier;
+	uint64_t aborted;
+};
+
+struct opa_vnic_rxq_group;
+
+struct opa_vnic_rxq {
+	struct opa_vnic_epoch epoch;
+	/* hot */
+	struct opa_vnic_vport *vp;
+	struct hfi_rcv *rcv;			/* own receive context, while started */
+	struct rte_ring *ring;			/* software demux input (multi-producer) */
+	struct rte_mempool *mp;
+	struct rte_mbuf **bufs;			/* the mbuf in each eager slot */
+	struct opa_vnic_rxq_group *group;	/* shared Rx queue group, or NULL */
+	bool running;				/* atomic: read by group pollers */
+	uint8_t shared_tick;			/* bursts since the shared context was drained */
+	uint16_t port_id;
+	uint16_t qid;
+	struct opa_vnic_rxq_stats stats __rte_cache_aligned;
+	/* cold */
+	uint64_t base[3];			/* packets, bytes, errors at the last reset */
+	uint64_t ovfl;				/* HFI overflows of earlier runs */
+	uint64_t ovfl_start;			/* RCV_HDR_OVFL_CNT when the context started */
+	unsigned int ctxt;			/* reserved receive context */
+	unsigned int socket;
+	uint32_t egr_cnt;
+	uint32_t hdrq_cnt;
+	uint32_t egr_size;
+	uint16_t nb_desc;
+	uint16_t share_group;
+	uint16_t share_qid;
+} __rte_cache_aligned;
+
+/* Per-packet slot of a tx queue: PBC + header for mbufs whose headroom is not
+ * ours to write, ICRC + tail for icrc=sw. */
+struct opa_vnic_tx_slot {
+	uint8_t hdr[OPA_VNIC_HDR_ROOM];
+	uint8_t icrc_tail[OPA_VNIC_ICRC_TAIL_LEN];
+	uint8_t rsvd[15];
+};
+
+/* The constant pad + ICRC + tail table: 8 rows, one per tail value. */
+#define OPA_VNIC_TRAILER_ROW	80
+#define OPA_VNIC_TRAILER_END	77	/* row bytes [77 - len, 77) form a trailer */
+
+struct opa_vnic_txq {
+	struct opa_vnic_epoch epoch;
+	/* hot */
+	struct opa_vnic_vport *vp;
+	struct hfi_sdma *sdma;
+	struct opa_vnic_tx_slot *slots;
+	uint64_t slots_iova;
+	uint8_t *trailer;
+	uint64_t trailer_iova;
+	uint32_t slot_mask;
+	uint32_t slot_seq;
+	bool icrc_sw;
+	uint16_t qid;
+	struct opa_vnic_txq_stats stats __rte_cache_aligned;
+	/* cold */
+	uint64_t base[2];			/* packets, bytes at the last reset */
+	uint16_t nb_desc;
+	unsigned int engine;
+} __rte_cache_aligned;
+
+/* A DPDK shared Rx queue: the member queues polled as one. */
+struct opa_vnic_rxq_members {
+	unsigned int n;
+	struct opa_vnic_rxq *q[];
+};
+
+struct opa_vnic_rxq_group {
+	TAILQ_ENTRY(opa_vnic_rxq_group) next;
+	uint16_t share_group;
+	uint16_t share_qid;
+	struct opa_vnic_rxq_members *members;	/* published: copy-on-write */
+	unsigned int rr;			/* next member to poll first (poller only) */
+	struct rte_mempool *mp;			/* every member's pool */
+	uint16_t nb_desc;
+};
+
+/* ---- vport ---- */
+
+struct opa_vnic_hfi;
+
+struct opa_vnic_vport {
+	struct rte_eth_dev *eth_dev;
+	struct opa_vnic_hfi *hfi;
+	struct opa_vnic_snap *snap;		/* published (atomic) */
+	uint16_t rx_nq;				/* atomic: rx queues fed by demux, 0 when stopped */
+	bool oper_up;				/* atomic: the published oper state */
+	uint64_t rx_async[OPA_VNIC_RXE_NUM];	/* counted by other lcores (atomic) */
+	uint16_t port_id;
+	uint8_t index;
+	enum opa_vnic_icrc_mode icrc;
+	char name[RTE_ETH_NAME_MAX_LEN];
+	/* configuration store: under hfi->lock */
+	struct opa_vnic_vport_conf conf;
+	struct opa_vnic_mac_entry *mac_slots;	/* OPA_VNIC_MAC_TBL_MAX slots or NULL */
+	struct opa_vnic_mac_table *mac_compiled;	/* NULL when no usable entry */
+	uint8_t mc[OPA_VNIC_MAX_MC_MACS][6];
+	uint32_t n_mc;
+	bool admin_up;
+	bool started;
+	bool promisc;
+	bool allmulti;
+	bool vesw_conflict;			/* another vport of the HFI owns the vesw id */
+	/* queues: under hfi->lock */
+	struct opa_vnic_rxq *rxq[OPA_VNIC_MAX_QUEUES];
+	struct opa_vnic_txq *txq[OPA_VNIC_MAX_QUEUES];
+	/* counters of released queues; the baseline of the last stats reset */
+	struct opa_vnic_counters retired;
+	struct opa_vnic_counters base;
+	/* link events: control thread */
+	int link_reported;			/* -1 none yet, 0 down, 1 up */
+	unsigned int users;			/* control-thread references (under hfi->lock) */
+};
+
+/* ---- HFI ---- */
+
+struct opa_vnic_shared {
+	uint32_t busy;				/* atomic try-acquire: one drainer at a time */
+	struct hfi_rcv *rcv;			/* atomic: NULL when no vport is started */
+	struct rte_mempool *pool;
+	struct rte_mbuf **bufs;
+	unsigned int ctxt;
+	uint32_t egr_size;
+	uint64_t drained;			/* packets demultiplexed from it */
+	uint64_t ovfl;				/* HFI overflows of earlier runs */
+	uint64_t ovfl_start;
+};
+
+struct opa_vnic_hfi {
+	TAILQ_ENTRY(opa_vnic_hfi) next;
+	char name[OPA_VNIC_HFI_NAME_LEN];
+	struct hfi_dev *dev;
+	unsigned int refcnt;			/* vports attached (registry lock) */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;			/* vport users dropped */
+	struct opa_vnic_devargs open_args;	/* how the HFI was opened */
+	char opened_by[RTE_ETH_NAME_MAX_LEN];
+	uint32_t lid;
+	uint16_t pkey0;				/* P_Key table index 0: the default vesw P_Key */
+	bool link_up;				/* atomic */
+	/* vports */
+	struct opa_vnic_vport *vports[OPA_VNIC_MAX_VPORT + 1];
+	struct opa_vnic_vport *vesw_owner[OPA_VNIC_NUM_VESW];	/* atomic: datapath demux */
+	unsigned int n_started;
+	uint64_t rx_async[OPA_VNIC_RXE_NUM];	/* packets no vport can be named for (atomic) */
+	struct opa_vnic_shared shared;
+	unsigned int rsm_k;			/* entropy bits of the RSM index */
+	/* control thread */
+	pthread_t ctrl_tid;
+	bool ctrl_running;
+	bool ctrl_stop;				/* atomic */
+	int wake_fd;
+	uint64_t mads_ignored;			/* MADs received with em=off */
+};
+
+/* The vswitch MTU as the kernel applies it: max(eth_mtu, 68). */
+static inline uint32_t
+opa_vnic_conf_mtu(const struct opa_vnic_vport_conf *conf)
+{
+	return conf->cfg.eth_mtu > OPA_VNIC_MIN_MTU ? conf->cfg.eth_mtu : OPA_VNIC_MIN_MTU;
+}
+
+/* ---- opa_vnic_hfi.c ---- */
+
+int opa_vnic_hfi_attach(struct opa_vnic_vport *vp, const struct opa_vnic_devargs *da,
+			char *err, size_t errlen);
+void opa_vnic_hfi_detach(struct opa_vnic_vport *vp);
+/* Recompute the vesw table and the vports' conflicts (lock held). */
+void opa_vnic_hfi_update_vesw(struct opa_vnic_hfi *hfi);
+/* Program the RSM map and rule from the started vports (lock held). */
+void opa_vnic_hfi_program_rsm(struct opa_vnic_hfi *hfi);
+/* Wait until no rx queue of the HFI is inside the burst it was in (lock held). */
+void opa_vnic_hfi_quiesce(struct opa_vnic_hfi *hfi);
+int opa_vnic_hfi_rx_start(struct opa_vnic_hfi *hfi, struct opa_vnic_vport *vp);
+void opa_vnic_hfi_rx_stop(struct opa_vnic_hfi *hfi, struct opa_vnic_vport *vp);
+/* Ask the control thread to refresh link states and raise LSC events. */
+void opa_vnic_hfi_wake(struct opa_vnic_hfi *hfi);
+/* The vport with the lowest index: the kernel reports HFI-level drops on it. */
+bool opa_vnic_hfi_is_first_vport(const struct opa_vnic_hfi *hfi, const struct opa_vnic_vport *vp);
+/* Visit every HFI under the registry lock. */
+void opa_vnic_hfi_foreach(void (*fn)(struct opa_vnic_hfi *hfi, void *arg), void *arg);
+
+/* ---- opa_vnic_config.c ---- */
+
+void opa_vnic_conf_from_devargs(const struct opa_vnic_hfi *hfi, const struct opa_vnic_devargs *da,
+				struct opa_vnic_vport_conf *conf);
+/* Build and publish a new snapshot (lock held); -ENOMEM keeps the old one. */
+int opa_vnic_vport_publish(struct opa_vnic_vport *vp);
+/* Free the published snapshot and the MAC table (vport teardown, queues gone). */
+void opa_vnic_vport_conf_free(struct opa_vnic_vport *vp);
+/* Whether the vport's configuration can carry traffic at all. */
+bool opa_vnic_conf_usable(const struct opa_vnic_vport_conf *conf);
+struct opa_vnic_vport *opa_vnic_hfi_vport_get(struct opa_vnic_hfi *hfi, uint8_t index);
+
+/* ---- opa_vnic_rxtx.c ---- */
+
+int opa_vnic_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
+			    unsigned int socket, const struct rte_eth_rxconf *conf,
+			    struct rte_mempool *mp);
+int opa_vnic_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
+			    unsigned int socket, const struct rte_eth_txconf *conf);
+void opa_vnic_rx_queue_release(struct rte_eth_dev *dev, uint16_t qid);
+void opa_vnic_tx_queue_release(struct rte_eth_dev *dev, uint16_t qid);
+int opa_vnic_rxq_start(struct opa_vnic_rxq *q);
+void opa_vnic_rxq_stop(struct opa_vnic_rxq *q);
+void opa_vnic_txq_drain(struct opa_vnic_txq *q);
+uint16_t opa_vnic_recv_pkts(void *rxq, struct rte_mbuf **pkts, uint16_t n);
+uint16_t opa_vnic_xmit_pkts(void *txq, struct rte_mbuf **pkts, uint16_t n);
+void opa_vnic_rxq_info_get(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_rxq_info *info);
+void opa_vnic_txq_info_get(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_txq_info *info);
+int opa_vnic_rx_burst_mode_get(struct rte_eth_dev *dev, uint16_t qid,
+			       struct rte_eth_burst_mode *mode);
+int opa_vnic_tx_burst_mode_get(struct rte_eth_dev *dev, uint16_t qid,
+			       struct rte_eth_burst_mode *mode);
+/* Smallest eager buffer for frames up to mtu + 18 bytes. */
+uint32_t opa_vnic_egr_needed(uint32_t mtu);
+
+/* ---- opa_vnic_demux.c ---- */
+
+/* Receive from one queue's context and ring (the queue's epoch entered). */
+uint16_t opa_vnic_rxq_recv(struct opa_vnic_rxq *q, struct rte_mbuf **pkts, uint16_t n);
+/* Receive from every member of q's shared Rx queue group (q's epoch entered). */
+uint16_t opa_vnic_group_recv(struct opa_vnic_rxq *q, struct rte_mbuf **pkts, uint16_t n);
+int opa_vnic_shared_setup(struct opa_vnic_hfi *hfi);
+void opa_vnic_shared_release(struct opa_vnic_hfi *hfi);
+int opa_vnic_rxq_group_join(struct opa_vnic_rxq *q);
+void opa_vnic_rxq_group_leave(struct opa_vnic_rxq *q);
+/* Header queue entries for egr_cnt eager buffers (multiple of 32, not of 13). */
+unsigned int opa_vnic_hdrq_cnt(unsigned int egr_cnt);
+/* Packets the HFI dropped because the context's header queue was full. */
+uint64_t opa_vnic_ctxt_overflows(struct hfi_dev *dev, unsigned int ctxt);
+/* Claim the first free receive context of an HFI (lock held); -EBUSY if none. */
+int opa_vnic_claim_ctxt(struct hfi_dev *dev, unsigned int *ctxt);
+/* Offset of the eager buffer in an mbuf's buffer (64-byte aligned IOVA). */
+static inline uint32_t
+opa_vnic_egr_off(const struct rte_mbuf *m)
+{
+	return (uint32_t)(RTE_ALIGN_CEIL(m->buf_iova + RTE_PKTMBUF_HEADROOM,
+					 OPA_VNIC_EGR_ALIGN) - m->buf_iova);
+}
+
+/* ---- opa_vnic_stats.c ---- */
+
+/* Every counter since the vport was created (VEMA's view; stats reset does not apply). */
+void opa_vnic_counters_raw(const struct opa_vnic_vport *vp, struct opa_vnic_counters *c);
+/* Keep the counts of a queue being released (lock held). */
+void opa_vnic_stats_retire(struct opa_vnic_vport *vp, const struct opa_vnic_rxq *rxq,
+			   const struct opa_vnic_txq *txq);
+int opa_vnic_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats);
+int opa_vnic_stats_reset(struct rte_eth_dev *dev);
+int opa_vnic_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs, unsigned int n);
+int opa_vnic_xstats_get_names(struct rte_eth_dev *dev, struct rte_eth_xstat_name *names,
+			      unsigned int size);
+
+/* The kernel's size histogram (every counted frame) and frame classes (good frames). */
+static inline void
+opa_vnic_count_size(uint64_t *grp, uint32_t len)
+{
+	grp[OPA_VNIC_GRP_SIZE + opa_vnic_size_bucket(len)]++;
+}
+
+static inline void
+opa_vnic_count_class(uint64_t *grp, const uint8_t *frame, uint32_t len)
+{
+	grp[opa_vnic_is_mcastbcast(frame, len) ? OPA_VNIC_GRP_MCASTBCAST : OPA_VNIC_GRP_UNICAST]++;
+	grp[opa_vnic_is_vlan(frame, len) ? OPA_VNIC_GRP_VLAN : OPA_VNIC_GRP_UNTAGGED]++;
+}
+
+/* ---- opa_vnic_ethdev.c ---- */
+
+extern const struct eth_dev_ops opa_vnic_ops;
+/* The vport of an ethdev port of this driver, or NULL. */
+struct opa_vnic_vport *opa_vnic_vport_of_port(uint16_t port_id);
+/* Raise LSC if the vport's oper state changed since the last event (no lock held). */
+void opa_vnic_vport_report_link(struct opa_vnic_vport *vp);
+
+#endif /* OPA_VNIC_ETHDEV_H */

@@ -1,0 +1,582 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 dpdk-opa-vnic authors
+ */
+
+/*
+ * Queues and the scalar burst functions.
+ *
+ * Transmit (DESIGN §2): completions are reaped first and their mbufs freed
+ * in bulk; one snapshot load per burst; per frame the encapsulation core
+ * decides DLID/SC/VL/RC/entropy, the PBC and the 20-byte header go in the
+ * mbuf's headroom when it is ours to write (direct, refcnt 1, 28 bytes of
+ * headroom) or into the packet's slot otherwise, the segments follow, and
+ * the pad + ICRC + tail trailer comes from a constant table (icrc=hw) or
+ * from the slot with the ICRC computed here (icrc=sw); one doorbell per
+ * burst. Every drop is counted as the kernel counts it (spec §3.6).
+ *
+ * Receive: eager buffers are the queue's mbufs (opa_vnic_demux.c).
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_malloc.h>
+
+#include "hfi_eal.h"
+#include "hfi_icrc.h"
+#include "opa_vnic_ethdev.h"
+#include "opa_vnic_flow.h"
+
+uint32_t
+opa_vnic_egr_needed(uint32_t mtu)
+{
+	return RTE_ALIGN_CEIL(OPA_VNIC_HDR_LEN + mtu + OPA_VNIC_VLAN_ETH_HLEN + OPA_VNIC_MAX_PAD +
+			      OPA_VNIC_ICRC_TAIL_LEN, OPA_VNIC_EGR_ALIGN);
+}
+
+/* ---- receive queues ---- */
+
+int
+opa_vnic_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
+			unsigned int socket, const struct rte_eth_rxconf *conf,
+			struct rte_mempool *mp)
+{
+	struct opa_vnic_vport *vp = dev->data->dev_private;
+	struct opa_vnic_hfi *hfi = vp->hfi;
+	uint32_t room = rte_pktmbuf_data_room_size(mp);
+	struct opa_vnic_rxq *q;
+	int rc;
+
+	if (room < RTE_PKTMBUF_HEADROOM + OPA_VNIC_EGR_ALIGN + opa_vnic_egr_needed(OPA_VNIC_MIN_MTU)) {
+		OPA_VNIC_LOG(ERR, "%s: rx queue %u: mbufs of pool %s hold %u bytes, too few for a "
+			     "16B packet", vp->name, qid, mp->name, room);
+		return -EINVAL;
+	}
+	q = rte_zmalloc_socket("opa_vnic_rxq", sizeof(*q), RTE_CACHE_LINE_SIZE, (int)socket);
+	if (q == NULL)
+		return -ENOMEM;
+	q->vp = vp;
+	q->mp = mp;
+	q->port_id = dev->data->port_id;
+	q->qid = qid;
+	q->socket = socket;
+	q->nb_desc = nb_desc;
+	q->egr_cnt = RTE_MIN(RTE_MAX(RTE_ALIGN_CEIL((unsigned int)nb_desc, 8u),
+				     (unsigned int)OPA_VNIC_DESC_MIN),
+			     (unsigned int)OPA_VNIC_RX_DESC_MAX);
+	q->hdrq_cnt = opa_vnic_hdrq_cnt(q->egr_cnt);
+	/* Whatever the alignment slack of an mbuf, its eager buffer fits the data room. */
+	q->egr_size = RTE_ALIGN_FLOOR(room - RTE_PKTMBUF_HEADROOM - (OPA_VNIC_EGR_ALIGN - 1),
+				      OPA_VNIC_EGR_ALIGN);
+	q->bufs = rte_zmalloc_socket("opa_vnic_rxq_bufs", q->egr_cnt * sizeof(*q->bufs), 0,
+				     (int)socket);
+	if (q->bufs == NULL) {
+		rte_free(q);
+		return -ENOMEM;
+	}
+	q->share_group = conf->share_group;
+	q->share_qid = conf->share_qid;
+	pthread_mutex_lock(&hfi->lock);
+	rc = opa_vnic_claim_ctxt(hfi->dev, &q->ctxt);
+	if (rc != 0) {
+		OPA_VNIC_LOG(ERR, "%s: rx queue %u: no free receive context on hfi=%s (%u "
+			     "contexts, all in use)", vp->name, qid, hfi->name,
+			     hfi_dev_num_rcv_ctxts(hfi->dev));
+		goto fail;
+	}
+	if (q->share_group != 0) {
+		rc = opa_vnic_rxq_group_join(q);
+		if (rc != 0) {
+			hfi_dev_unclaim_ctxt(hfi->dev, q->ctxt);
+			goto fail;
+		}
+	}
+	vp->rxq[qid] = q;
+	dev->data->rx_queues[qid] = q;
+	pthread_mutex_unlock(&hfi->lock);
+	return 0;
+fail:
+	pthread_mutex_unlock(&hfi->lock);
+	rte_free(q->bufs);
+	rte_free(q);
+	return rc;
+}
+
+void
+opa_vnic_rx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
+{
+	struct opa_vnic_vport *vp = dev->data->dev_private;
+	struct opa_vnic_rxq *q = vp->rxq[qid];
+
+	if (q == NULL)
+		return;
+	pthread_mutex_lock(&vp->hfi->lock);
+	opa_vnic_rxq_group_leave(q);
+	opa_vnic_stats_retire(vp, q, NULL);
+	vp->rxq[qid] = NULL;
+	dev->data->rx_queues[qid] = NULL;
+	hfi_dev_unclaim_ctxt(vp->hfi->dev, q->ctxt);
+	pthread_mutex_unlock(&vp->hfi->lock);
+	rte_free(q->bufs);
+	rte_free(q);
+}
+
+int
+opa_vnic_rxq_start(struct opa_vnic_rxq *q)
+{
+	struct opa_vnic_vport *vp = q->vp;
+	struct hfi_dev *dev = vp->hfi->dev;
+	struct hfi_rcv_params p = {
+		.hdrq_cnt = q->hdrq_cnt,
+		.hdrq_entsize = 16,
+		.egr_cnt = q->egr_cnt,
+		.egr_size = q->egr_size,
+	};
+	char name[RTE_RING_NAMESIZE];
+	uint64_t *iova;
+	unsigned int i;
+	int rc;
+
+	if (rte_pktmbuf_alloc_bulk(q->mp, q->bufs, q->egr_cnt) != 0) {
+		OPA_VNIC_LOG(ERR, "%s: rx queue %u: pool %s has fewer than the %u free mbufs the "
+			     "eager buffers need", vp->name, q->qid, q->mp->name, q->egr_cnt);
+		return -ENOMEM;
+	}
+	iova = rte_malloc("opa_vnic_iova", q->egr_cnt * sizeof(*iova), 0);
+	snprintf(name, sizeof(name), "ovnic_rx_%u_%u", q->port_id, q->qid);
+	q->ring = rte_ring_create(name, OPA_VNIC_DEMUX_RING, (int)q->socket, RING_F_SC_DEQ);
+	if (iova == NULL || q->ring == NULL) {
+		OPA_VNIC_LOG(ERR, "%s: rx queue %u: out of memory", vp->name, q->qid);
+		rc = -ENOMEM;
+		goto fail;
+	}
+	for (i = 0; i < q->egr_cnt; i++)
+		iova[i] = q->bufs[i]->buf_iova + opa_vnic_egr_off(q->bufs[i]);
+	/* The context stays reserved between stop and start; setup claims it itself. */
+	hfi_dev_unclaim_ctxt(dev, q->ctxt);
+	rc = hfi_rcv_setup(dev, q->ctxt, &p, iova, &q->rcv);
+	if (rc != 0) {
+		OPA_VNIC_LOG(ERR, "%s: rx queue %u: %s", vp->name, q->qid, hfi_last_error());
+		hfi_dev_claim_ctxt(dev, q->ctxt);
+		goto fail;
+	}
+	rte_free(iova);
+	q->ovfl_start = opa_vnic_ctxt_overflows(dev, q->ctxt);
+	__atomic_store_n(&q->running, true, __ATOMIC_RELEASE);
+	return 0;
+fail:
+	rte_free(iova);
+	rte_ring_free(q->ring);
+	q->ring = NULL;
+	rte_pktmbuf_free_bulk(q->bufs, q->egr_cnt);
+	return rc;
+}
+
+/* After the queue was quiesced (opa_vnic_hfi_rx_stop). */
+void
+opa_vnic_rxq_stop(struct opa_vnic_rxq *q)
+{
+	struct hfi_dev *dev = q->vp->hfi->dev;
+	void *m;
+
+	if (q->rcv == NULL)
+		return;
+	q->ovfl += opa_vnic_ctxt_overflows(dev, q->ctxt) - q->ovfl_start;
+	hfi_rcv_release(q->rcv);
+	q->rcv = NULL;
+	hfi_dev_claim_ctxt(dev, q->ctxt);
+	rte_pktmbuf_free_bulk(q->bufs, q->egr_cnt);
+	while (rte_ring_sc_dequeue(q->ring, &m) == 0)
+		rte_pktmbuf_free(m);
+	rte_ring_free(q->ring);
+	q->ring = NULL;
+}
+
+uint16_t
+opa_vnic_recv_pkts(void *rxq, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct opa_vnic_rxq *q = rxq;
+	uint16_t nb;
+
+	opa_vnic_epoch_enter(&q->epoch);
+	if (likely(q->group == NULL))
+		nb = opa_vnic_rxq_recv(q, pkts, n);
+	else
+		nb = opa_vnic_group_recv(q, pkts, n);
+	opa_vnic_epoch_exit(&q->epoch);
+	return nb;
+}
+
+/* ---- transmit queues ---- */
+
+static void
+tx_trailer_fill(uint8_t *t)
+{
+	unsigned int pad;
+
+	memset(t, 0, 8 * OPA_VNIC_TRAILER_ROW);
+	for (pad = 0; pad <= OPA_VNIC_MAX_PAD; pad++)
+		t[pad * OPA_VNIC_TRAILER_ROW + OPA_VNIC_TRAILER_END - 1] = (uint8_t)pad;
+}
+
+/* Give back the engine (in-flight mbufs freed) and the queue's memory; not q itself. */
+static void
+tx_queue_free(struct opa_vnic_hfi *hfi, struct opa_vnic_txq *q);
+
+int
+opa_vnic_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
+			unsigned int socket, const struct rte_eth_txconf *conf)
+{
+	struct opa_vnic_vport *vp = dev->data->dev_private;
+	struct opa_vnic_hfi *hfi = vp->hfi;
+	unsigned int ring = rte_align32pow2(RTE_MAX(nb_desc, (uint16_t)OPA_VNIC_DESC_MIN));
+	struct opa_vnic_txq *q;
+	unsigned int e, n = hfi_dev_num_sdma(hfi->dev);
+	int rc = -EBUSY;
+
+	RTE_SET_USED(conf);
+	q = rte_zmalloc_socket("opa_vnic_txq", sizeof(*q), RTE_CACHE_LINE_SIZE, (int)socket);
+	if (q == NULL)
+		return -ENOMEM;
+	q->vp = vp;
+	q->qid = qid;
+	q->nb_desc = nb_desc;
+	q->icrc_sw = vp->icrc == OPA_VNIC_ICRC_SW;
+	q->slot_mask = RTE_MIN(ring, (unsigned int)OPA_VNIC_TX_DESC_MAX) - 1;
+	pthread_mutex_lock(&hfi->lock);
+	/* TX queues map 1:1 to SDMA engines, each used by one queue only. */
+	for (e = 0; e < n && rc == -EBUSY; e++) {
+		rc = hfi_sdma_setup(hfi->dev, e, q->slot_mask + 1, &q->sdma);
+		q->engine = e;
+	}
+	if (rc != 0) {
+		if (rc == -EBUSY)
+			OPA_VNIC_LOG(ERR, "%s: tx queue %u: no free SDMA engine on hfi=%s (%u "
+				     "engines, all in use by its vports)", vp->name, qid, hfi->name,
+				     n);
+		else
+			OPA_VNIC_LOG(ERR, "%s: tx queue %u: %s", vp->name, qid, hfi_last_error());
+		q->sdma = NULL;
+		goto fail;
+	}
+	q->slots = hfi_dev_alloc(hfi->dev, (size_t)(q->slot_mask + 1) * sizeof(*q->slots),
+				 RTE_CACHE_LINE_SIZE, &q->slots_iova);
+	q->trailer = hfi_dev_alloc(hfi->dev, 8 * OPA_VNIC_TRAILER_ROW, RTE_CACHE_LINE_SIZE,
+				   &q->trailer_iova);
+	if (q->slots == NULL || q->trailer == NULL) {
+		OPA_VNIC_LOG(ERR, "%s: tx queue %u: out of memory", vp->name, qid);
+		rc = -ENOMEM;
+		goto fail;
+	}
+	tx_trailer_fill(q->trailer);
+	vp->txq[qid] = q;
+	dev->data->tx_queues[qid] = q;
+	pthread_mutex_unlock(&hfi->lock);
+	return 0;
+fail:
+	tx_queue_free(hfi, q);
+	pthread_mutex_unlock(&hfi->lock);
+	rte_free(q);
+	return rc;
+}
+
+static void
+tx_cpl(void *cookie, int status, void *arg)
+{
+	struct opa_vnic_txq *q = arg;
+
+	if (status == HFI_SDMA_ABORTED)
+		q->stats.aborted++;
+	rte_pktmbuf_free(cookie);
+}
+
+static void
+tx_queue_free(struct opa_vnic_hfi *hfi, struct opa_vnic_txq *q)
+{
+	if (q->sdma != NULL)
+		hfi_sdma_release(q->sdma, tx_cpl, q);
+	hfi_dev_free(hfi->dev, q->slots);
+	hfi_dev_free(hfi->dev, q->trailer);
+}
+
+void
+opa_vnic_tx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
+{
+	struct opa_vnic_vport *vp = dev->data->dev_private;
+	struct opa_vnic_txq *q = vp->txq[qid];
+
+	if (q == NULL)
+		return;
+	pthread_mutex_lock(&vp->hfi->lock);
+	vp->txq[qid] = NULL;
+	dev->data->tx_queues[qid] = NULL;
+	tx_queue_free(vp->hfi, q);
+	opa_vnic_stats_retire(vp, NULL, q);
+	pthread_mutex_unlock(&vp->hfi->lock);
+	rte_free(q);
+}
+
+/* Free the mbufs of everything the engine has sent. */
+static inline void
+tx_reap(struct opa_vnic_txq *q)
+{
+	void *done[OPA_VNIC_BURST];
+	unsigned int n;
+
+	do {
+		n = hfi_sdma_reap(q->sdma, done, OPA_VNIC_BURST);
+		if (n != 0)
+			rte_pktmbuf_free_bulk((struct rte_mbuf **)done, n);
+	} while (n == OPA_VNIC_BURST);
+}
+
+static void
+tx_recover(struct opa_vnic_txq *q)
+{
+	uint64_t status = hfi_sdma_error_status(q->sdma);
+	int rc = hfi_sdma_recover(q->sdma, tx_cpl, q);
+
+	if (rc < 0)
+		OPA_VNIC_LOG(ERR, "%s: tx queue %u: SDMA engine %u halted (status 0x%" PRIx64
+			     ") and did not recover: %s", q->vp->name, q->qid, q->engine, status,
+			     hfi_last_error());
+	else
+		OPA_VNIC_LOG(WARNING, "%s: tx queue %u: SDMA engine %u halted (status 0x%"
+			     PRIx64 "), recovered; %d packets aborted", q->vp->name, q->qid,
+			     q->engine, status, rc);
+}
+
+void
+opa_vnic_txq_drain(struct opa_vnic_txq *q)
+{
+	unsigned int ms;
+
+	for (ms = 0; ms < 100; ms++) {
+		if (hfi_sdma_halted(q->sdma))
+			tx_recover(q);
+		tx_reap(q);
+		if (hfi_sdma_in_flight(q->sdma) == 0)
+			return;
+		rte_delay_us_sleep(1000);
+	}
+}
+
+/*
+ * A frame that is not sent: the kernel's tx_packets, tx_bytes and size
+ * histogram count it anyway, with extra bytes where the kernel had pushed
+ * its metadata and header before the drop (spec §3.6).
+ */
+static inline void
+tx_count_unsent(struct opa_vnic_txq_stats *st, uint32_t len, uint32_t extra)
+{
+	len = RTE_MAX(len, (uint32_t)OPA_VNIC_MIN_FRAME_LEN) + extra;
+	st->vnic_packets++;
+	st->vnic_bytes += len + RTE_ETHER_CRC_LEN;
+	opa_vnic_count_size(st->grp, len);
+}
+
+#define TX_SENT		0
+#define TX_DROPPED	1
+#define TX_FULL		2
+
+static inline int
+tx_one(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_mbuf *m)
+{
+	struct opa_vnic_txq_stats *st = &q->stats;
+	struct hfi_sdma_frag f[SDMA_MAX_DESC_PER_PKT];
+	const uint8_t *frame = rte_pktmbuf_mtod(m, const uint8_t *);
+	struct opa_vnic_tx_slot *slot = &q->slots[q->slot_seq & q->slot_mask];
+	uint64_t slot_iova = q->slots_iova + (uint64_t)(q->slot_seq & q->slot_mask) *
+			     sizeof(*slot);
+	uint32_t len = m->pkt_len, zeros, tlen;
+	struct opa_vnic_tx_decision d;
+	struct rte_mbuf *seg;
+	unsigned int nf = 1;
+	uint8_t *h;
+	uint64_t pbc;
+	int err;
+
+	if (unlikely(!s->forwarding)) {
+		/* The kernel counts the metadata (4) and header (20) it had pushed. */
+		tx_count_unsent(st, len, 4 + OPA_VNIC_HDR_LEN);
+		st->drop_state++;
+		return TX_DROPPED;
+	}
+	err = opa_vnic_tx_decide(&s->tx, s->mac, frame, m->data_len, len,
+				 (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH) ? m->hash.rss :
+				 opa_vnic_flow_hash(frame, m->data_len), &d);
+	if (unlikely(err != OPA_VNIC_OK)) {
+		if (err == OPA_VNIC_ERR_DLID_ZERO) {
+			tx_count_unsent(st, len, OPA_VNIC_HDR_LEN);
+			st->dlid_zero++;
+		} else {
+			tx_count_unsent(st, len, 0);
+			st->oversize++;
+		}
+		return TX_DROPPED;
+	}
+	if (unlikely(m->nb_segs + 3 > SDMA_MAX_DESC_PER_PKT)) {
+		tx_count_unsent(st, len, 0);
+		st->seg++;
+		return TX_DROPPED;
+	}
+	pbc = opa_vnic_pbc(d.pkt_len, d.vl);
+	if (q->icrc_sw)
+		pbc &= ~PBC_INSERT_BYPASS_ICRC;
+	/* The headroom is ours only in a direct mbuf nobody else references. */
+	if (RTE_MBUF_DIRECT(m) && rte_mbuf_refcnt_read(m) == 1 &&
+	    rte_pktmbuf_headroom(m) >= OPA_VNIC_HDR_ROOM) {
+		h = rte_pktmbuf_mtod_offset(m, uint8_t *, -OPA_VNIC_HDR_ROOM);
+		f[0].iova = rte_pktmbuf_iova(m) - OPA_VNIC_HDR_ROOM;
+		f[0].len = OPA_VNIC_HDR_ROOM + m->data_len;
+		seg = m->next;
+	} else {
+		h = slot->hdr;
+		f[0].iova = slot_iova;
+		f[0].len = OPA_VNIC_HDR_ROOM;
+		seg = m;
+	}
+	pbc = rte_cpu_to_le_64(pbc);
+	memcpy(h, &pbc, sizeof(pbc));
+	opa_vnic_tx_hdr_write(&s->tx, &d, h + OPA_VNIC_PBC_LEN);
+	for (; seg != NULL; seg = seg->next)
+		if (seg->data_len != 0) {
+			f[nf].iova = rte_pktmbuf_iova(seg);
+			f[nf++].len = seg->data_len;
+		}
+	/* Runts are padded to 60 bytes with zeros, like the kernel does. */
+	zeros = (len < OPA_VNIC_MIN_FRAME_LEN ? OPA_VNIC_MIN_FRAME_LEN - len : 0) + d.pad;
+	if (!q->icrc_sw) {
+		tlen = zeros + OPA_VNIC_ICRC_TAIL_LEN;
+		f[nf].iova = q->trailer_iova + d.pad * OPA_VNIC_TRAILER_ROW +
+			     OPA_VNIC_TRAILER_END - tlen;
+		f[nf++].len = tlen;
+	} else {
+		uint32_t crc = hfi_crc32_update(HFI_CRC32_INIT, h + OPA_VNIC_PBC_LEN,
+						OPA_VNIC_HDR_LEN);
+
+		for (seg = m; seg != NULL; seg = seg->next)
+			crc = hfi_crc32_update(crc, rte_pktmbuf_mtod(seg, const void *),
+					       seg->data_len);
+		if (zeros != 0) {
+			crc = hfi_crc32_update(crc, q->trailer, zeros);
+			f[nf].iova = q->trailer_iova;
+			f[nf++].len = zeros;
+		}
+		crc = hfi_crc32_final(crc);
+		slot->icrc_tail[0] = (uint8_t)crc;
+		slot->icrc_tail[1] = (uint8_t)(crc >> 8);
+		slot->icrc_tail[2] = (uint8_t)(crc >> 16);
+		slot->icrc_tail[3] = (uint8_t)(crc >> 24);
+		slot->icrc_tail[4] = d.pad;
+		f[nf].iova = slot_iova + offsetof(struct opa_vnic_tx_slot, icrc_tail);
+		f[nf++].len = OPA_VNIC_ICRC_TAIL_LEN;
+	}
+	err = hfi_sdma_post(q->sdma, f, nf, m);
+	if (unlikely(err != 0)) {
+		if (err == -ENOSPC)
+			return TX_FULL;
+		/* Halted, or a request the engine refuses: the kernel's tx_carrier_errors. */
+		tx_count_unsent(st, len, 0);
+		st->carrier++;
+		return TX_DROPPED;
+	}
+	q->slot_seq++;
+	st->packets++;
+	st->bytes += len;
+	len = RTE_MAX(len, (uint32_t)OPA_VNIC_MIN_FRAME_LEN);
+	st->vnic_packets++;
+	st->vnic_bytes += len + RTE_ETHER_CRC_LEN;
+	opa_vnic_count_size(st->grp, len);
+	opa_vnic_count_class(st->grp, frame, m->data_len);
+	return TX_SENT;
+}
+
+uint16_t
+opa_vnic_xmit_pkts(void *txq, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct opa_vnic_txq *q = txq;
+	struct rte_mbuf *drop[OPA_VNIC_BURST];
+	const struct opa_vnic_snap *s;
+	unsigned int ndrop = 0;
+	uint16_t i;
+
+	opa_vnic_epoch_enter(&q->epoch);
+	tx_reap(q);
+	if (unlikely(hfi_sdma_halted(q->sdma)))
+		tx_recover(q);
+	s = __atomic_load_n(&q->vp->snap, __ATOMIC_SEQ_CST);
+	for (i = 0; i < n; i++) {
+		int rc = tx_one(q, s, pkts[i]);
+
+		if (unlikely(rc == TX_FULL))
+			break;
+		if (unlikely(rc == TX_DROPPED)) {
+			drop[ndrop++] = pkts[i];
+			if (ndrop == OPA_VNIC_BURST) {
+				rte_pktmbuf_free_bulk(drop, ndrop);
+				ndrop = 0;
+			}
+		}
+	}
+	hfi_sdma_doorbell(q->sdma);
+	opa_vnic_epoch_exit(&q->epoch);
+	if (ndrop != 0)
+		rte_pktmbuf_free_bulk(drop, ndrop);
+	return i;
+}
+
+/* ---- queue information ---- */
+
+void
+opa_vnic_rxq_info_get(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_rxq_info *info)
+{
+	struct opa_vnic_vport *vp = dev->data->dev_private;
+	const struct opa_vnic_rxq *q = vp->rxq[qid];
+
+	info->mp = q->mp;
+	info->nb_desc = (uint16_t)q->egr_cnt;
+	info->rx_buf_size = (uint16_t)q->egr_size;
+	info->scattered_rx = 0;
+	info->conf.share_group = q->share_group;
+	info->conf.share_qid = q->share_qid;
+}
+
+void
+opa_vnic_txq_info_get(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_txq_info *info)
+{
+	struct opa_vnic_vport *vp = dev->data->dev_private;
+
+	info->nb_desc = vp->txq[qid]->nb_desc;
+}
+
+/* ---- burst mode ---- */
+
+int
+opa_vnic_rx_burst_mode_get(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_burst_mode *mode)
+{
+	struct opa_vnic_vport *vp = dev->data->dev_private;
+	struct opa_vnic_rxq *q = vp->rxq[qid];
+
+	if (q == NULL)
+		return -EINVAL;
+	mode->flags = 0;
+	snprintf(mode->info, sizeof(mode->info), "Scalar%s",
+		 q->group != NULL ? ", shared Rx queue" : "");
+	return 0;
+}
+
+int
+opa_vnic_tx_burst_mode_get(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_burst_mode *mode)
+{
+	struct opa_vnic_vport *vp = dev->data->dev_private;
+	struct opa_vnic_txq *q = vp->txq[qid];
+
+	if (q == NULL)
+		return -EINVAL;
+	mode->flags = 0;
+	snprintf(mode->info, sizeof(mode->info), "Scalar, SDMA engine %u, ICRC by the %s",
+		 q->engine, q->icrc_sw ? "PMD (icrc=sw)" : "HFI (icrc=hw)");
+	return 0;
+}
