@@ -279,6 +279,28 @@ rx_shared_drain(struct opa_vnic_rxq *q, const struct opa_vnic_snap *snap)
 }
 
 /*
+ * An inline software engine runs only inside the PMD's calls: what it could
+ * not send at a doorbell (the receiver's fabric ring was full, or more than
+ * one run's budget) waits for the next transmit burst of its queue, which
+ * may never come (OVS transmits only when it has packets). The receive
+ * polls of the vport give its engines that chance too: rx queue i runs the
+ * engines of tx queues i, i + nb_rx_queues, ... (all of them with one).
+ */
+static void
+rx_kick_tx(const struct opa_vnic_rxq *q)
+{
+	const struct opa_vnic_vport *vp = q->vp;
+	const struct rte_eth_dev_data *data = vp->eth_dev->data;
+	uint16_t i;
+
+	if (!vp->hfi->dev->inline_engine)
+		return;
+	for (i = q->qid; i < data->nb_tx_queues; i += data->nb_rx_queues)
+		if (vp->txq[i] != NULL)
+			hfi_sdma_kick(vp->txq[i]->sdma);
+}
+
+/*
  * The vport left FORWARDING and came back since this queue's last burst:
  * what waits in its ring and context arrived while it was down (an
  * application may stop polling a port that is down, as OVS does). The
@@ -344,9 +366,11 @@ opa_vnic_rxq_recv(struct opa_vnic_rxq *q, struct rte_mbuf **pkts, uint16_t n)
 			break;
 		nb += d;
 	}
-	/* The shared context: when this burst is not full, and every 8th burst anyway. */
-	if (nb < n || (++q->shared_tick & 7) == 0)
+	/* The shared context and the engines: when this burst is not full, every 8th anyway. */
+	if (nb < n || (++q->shared_tick & 7) == 0) {
 		rx_shared_drain(q, snap);
+		rx_kick_tx(q);
+	}
 	return nb;
 }
 
