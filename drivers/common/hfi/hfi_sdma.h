@@ -184,6 +184,18 @@ hfi_sdma_doorbell(struct hfi_sdma *e)
 	hfi_csr_write(e->dev, SEND_DMA_CSR(e->engine, SEND_DMA_TAIL), e->tail & e->mask);
 }
 
+/*
+ * Run an inline software engine on what it has not sent yet (no-op for an
+ * engine that runs by itself). It touches only the device, never the ring
+ * state of the thread that posts and reaps: any thread may call it.
+ */
+static inline void
+hfi_sdma_kick(const struct hfi_sdma *e)
+{
+	if (e->dev->inline_engine)
+		e->dev->ops->run_sdma(e->dev, e->engine);
+}
+
 /* Slow path of hfi_sdma_reap(): no progress seen; run/inspect the engine. */
 uint64_t hfi_sdma_poll_stalled(struct hfi_sdma *e);
 

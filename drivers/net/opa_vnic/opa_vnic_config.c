@@ -116,6 +116,9 @@ opa_vnic_vport_publish(struct opa_vnic_vport *vp)
 			     "stays", vp->name);
 		return -ENOMEM;
 	}
+	/* Publishers hold the HFI lock: vp->snap is stable here. */
+	if (vp->snap != NULL)
+		s->down_gen = vp->snap->down_gen + (vp->snap->forwarding && !s->forwarding);
 	old = __atomic_exchange_n(&vp->snap, s, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&vp->oper_up, s->forwarding, __ATOMIC_RELEASE);
 	if (old == NULL)

@@ -86,7 +86,7 @@ rx_deliver(struct opa_vnic_rxq *q, const struct opa_vnic_snap *s, struct rte_mbu
 		st->errors++;
 		return false;
 	}
-	if (unlikely(!s->forwarding)) {
+	if (unlikely(!s->forwarding || q->stale)) {
 		st->drop_state++;
 		st->errors++;
 		return false;
@@ -278,6 +278,65 @@ rx_shared_drain(struct opa_vnic_rxq *q, const struct opa_vnic_snap *snap)
 	__atomic_store_n(&sh->busy, 0, __ATOMIC_RELEASE);
 }
 
+/*
+ * An inline software engine runs only inside the PMD's calls: what it could
+ * not send at a doorbell (the receiver's fabric ring was full, or more than
+ * one run's budget) waits for the next transmit burst of its queue, which
+ * may never come (OVS transmits only when it has packets). The receive
+ * polls of the vport give its engines that chance too: rx queue i runs the
+ * engines of tx queues i, i + nb_rx_queues, ... (all of them with one).
+ */
+static void
+rx_kick_tx(const struct opa_vnic_rxq *q)
+{
+	const struct opa_vnic_vport *vp = q->vp;
+	const struct rte_eth_dev_data *data = vp->eth_dev->data;
+	uint16_t i;
+
+	if (!vp->hfi->dev->inline_engine)
+		return;
+	for (i = q->qid; i < data->nb_tx_queues; i += data->nb_rx_queues)
+		if (vp->txq[i] != NULL)
+			hfi_sdma_kick(vp->txq[i]->sdma);
+}
+
+/*
+ * The vport left FORWARDING and came back since this queue's last burst:
+ * what waits in its ring and context arrived while it was down (an
+ * application may stop polling a port that is down, as OVS does). The
+ * kernel dropped such packets on arrival (rx_drop_state); drop them now,
+ * at most what the ring and the context hold. Polled while down, the
+ * queue dropped them as they came and has nothing stale.
+ */
+static void
+rx_drop_stale(struct opa_vnic_rxq *q, const struct opa_vnic_snap *snap)
+{
+	struct rte_mbuf *m[OPA_VNIC_BURST];
+	unsigned int i, got, left;
+	uint16_t d;
+
+	q->down_seen = snap->down_gen;
+	if (!snap->forwarding)
+		return;
+	q->stale = true;
+	for (left = OPA_VNIC_DEMUX_RING; left > 0; left -= got) {
+		got = rte_ring_sc_dequeue_burst(q->ring, (void **)m, RTE_MIN(left, RTE_DIM(m)),
+						NULL);
+		if (got == 0)
+			break;
+		for (i = 0; i < got; i++)
+			rx_deliver(q, snap, m[i]);
+		rte_pktmbuf_free_bulk(m, got);
+	}
+	/* rx_deliver refuses every packet of this vport: nothing lands in m[]. */
+	for (left = q->hdrq_cnt; left > 0; left -= RTE_MIN(left, got)) {
+		got = rx_drain_ctxt(q, snap, q->rcv, q->bufs, q->mp, m, OPA_VNIC_BURST, &d);
+		if (got == 0)
+			break;
+	}
+	q->stale = false;
+}
+
 uint16_t
 opa_vnic_rxq_recv(struct opa_vnic_rxq *q, struct rte_mbuf **pkts, uint16_t n)
 {
@@ -289,6 +348,8 @@ opa_vnic_rxq_recv(struct opa_vnic_rxq *q, struct rte_mbuf **pkts, uint16_t n)
 	if (unlikely(!__atomic_load_n(&q->running, __ATOMIC_ACQUIRE)))
 		return 0;
 	snap = __atomic_load_n(&q->vp->snap, __ATOMIC_SEQ_CST);
+	if (unlikely(q->down_seen != snap->down_gen))
+		rx_drop_stale(q, snap);
 	/* First what other lcores demultiplexed for this queue: it waits the longest. */
 	got = rte_ring_sc_dequeue_burst(q->ring, (void **)pkts, RTE_MIN(n, OPA_VNIC_BURST), NULL);
 	for (i = 0; i < got; i++) {
@@ -305,9 +366,11 @@ opa_vnic_rxq_recv(struct opa_vnic_rxq *q, struct rte_mbuf **pkts, uint16_t n)
 			break;
 		nb += d;
 	}
-	/* The shared context: when this burst is not full, and every 8th burst anyway. */
-	if (nb < n || (++q->shared_tick & 7) == 0)
+	/* The shared context and the engines: when this burst is not full, every 8th anyway. */
+	if (nb < n || (++q->shared_tick & 7) == 0) {
 		rx_shared_drain(q, snap);
+		rx_kick_tx(q);
+	}
 	return nb;
 }
 

@@ -111,6 +111,7 @@ struct opa_vnic_snap {
 	uint16_t pkey;
 	uint16_t vesw_id;
 	bool forwarding;			/* oper state FORWARDING */
+	uint32_t down_gen;			/* times the vport left FORWARDING */
 	bool promisc;
 	bool allmulti;
 	uint8_t n_uc;
@@ -164,6 +165,8 @@ struct opa_vnic_rxq {
 	struct opa_vnic_rxq_group *group;	/* shared Rx queue group, or NULL */
 	bool running;				/* atomic: read by group pollers */
 	uint8_t shared_tick;			/* bursts since the shared context was drained */
+	bool stale;				/* dropping what arrived while down */
+	uint32_t down_seen;			/* snapshot down_gen at the last burst */
 	uint16_t port_id;
 	uint16_t qid;
 	struct opa_vnic_rxq_stats stats __rte_cache_aligned;

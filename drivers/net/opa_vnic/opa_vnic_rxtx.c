@@ -163,6 +163,7 @@ opa_vnic_rxq_start(struct opa_vnic_rxq *q)
 	}
 	rte_free(iova);
 	q->ovfl_start = opa_vnic_ctxt_overflows(dev, q->ctxt);
+	q->down_seen = vp->snap->down_gen;	/* a new context holds nothing stale */
 	__atomic_store_n(&q->running, true, __ATOMIC_RELEASE);
 	return 0;
 fail:
