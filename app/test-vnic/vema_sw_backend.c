@@ -176,14 +176,7 @@ vema_sw_backend_mac_table(struct vema_sw_backend *b, uint8_t vport, struct vema_
 	struct vema_mad_addr to;
 	unsigned int off, i;
 
-	req[0] = VEMA_BASE_VERSION;
-	req[1] = VEMA_MGMT_CLASS;
-	req[2] = VEMA_CLASS_VERSION;
-	req[VEMA_MAD_OFF_METHOD] = VEMA_METHOD_GET;
-	vema_put_be16(req + VEMA_MAD_OFF_ATTR_ID, VEMA_ATTR_MAC_ENTRIES);
-	vema_put_be32(req + VEMA_MAD_OFF_ATTR_MOD, vport);
-	req[VEMA_MAD_OFF_OUI + 1] = 0x06;
-	req[VEMA_MAD_OFF_OUI + 2] = 0x6a;
+	vema_mad_header(req, VEMA_METHOD_GET, 0, VEMA_ATTR_MAC_ENTRIES, vport);
 	for (off = 0; off < VEMA_MAC_TBL_SIZE; off += VEMA_MAC_ENTRIES_MAX) {
 		unsigned int num = VEMA_MAC_TBL_SIZE - off < VEMA_MAC_ENTRIES_MAX ?
 				   VEMA_MAC_TBL_SIZE - off : VEMA_MAC_ENTRIES_MAX;

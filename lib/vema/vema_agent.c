@@ -231,15 +231,7 @@ send_trap(struct vema_agent *a, uint8_t idx, struct vema_vport *vp, uint8_t opco
 	}
 
 	memset(mad, 0, sizeof(mad));
-	mad[0] = VEMA_BASE_VERSION;
-	mad[1] = VEMA_MGMT_CLASS;
-	mad[2] = VEMA_CLASS_VERSION;
-	mad[VEMA_MAD_OFF_METHOD] = VEMA_METHOD_TRAP;
-	vema_put_be64(mad + VEMA_MAD_OFF_TID, ++a->trap_tid);
-	vema_put_be16(mad + VEMA_MAD_OFF_ATTR_ID, VEMA_ATTR_NOTICE);
-	mad[VEMA_MAD_OFF_OUI] = (uint8_t)(VEMA_OUI >> 16);
-	mad[VEMA_MAD_OFF_OUI + 1] = (uint8_t)(VEMA_OUI >> 8);
-	mad[VEMA_MAD_OFF_OUI + 2] = (uint8_t)VEMA_OUI;
+	vema_mad_header(mad, VEMA_METHOD_TRAP, ++a->trap_tid, VEMA_ATTR_NOTICE, 0);
 
 	memset(&notice, 0, sizeof(notice));
 	notice.gen_type = VEMA_NOTICE_GEN_TYPE;
@@ -944,6 +936,17 @@ vema_agent_handle_mad(struct vema_agent *a, const struct vema_mad_addr *src, con
 	return ret;
 }
 
+static bool
+events_pending(struct vema_agent *a)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&a->ev_lock);
+	n = a->ev_count;
+	pthread_mutex_unlock(&a->ev_lock);
+	return n != 0;
+}
+
 int
 vema_agent_poll(struct vema_agent *a, unsigned int budget)
 {
@@ -967,6 +970,9 @@ vema_agent_poll(struct vema_agent *a, unsigned int budget)
 		}
 		if (len > sizeof(buf))
 			len = sizeof(buf);
+		/* What the application did before the MAD arrived shows in the answer. */
+		if (events_pending(a))
+			vema_agent_process_events(a);
 		r = vema_agent_handle_mad(a, &from, buf, len, resp, &to);
 		if (r > 0 && t->ops->send(t->priv, &to, resp, (size_t)r) < 0)
 			a->stats.send_errors++;
@@ -1105,6 +1111,12 @@ vema_agent_vport_info(const struct vema_agent *a, uint8_t vport, struct vema_ves
 		return -ENOENT;
 	*info = a->vports[vport]->info;
 	return 0;
+}
+
+const struct vema_mac_entry *
+vema_agent_vport_mac_table(const struct vema_agent *a, uint8_t vport)
+{
+	return a->vports[vport] != NULL ? a->vports[vport]->mac_tbl : NULL;
 }
 
 bool

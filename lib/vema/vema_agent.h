@@ -21,13 +21,15 @@
  * on the control thread, synchronously, from inside vema_agent_handle_mad()
  * / vema_agent_poll() / vema_agent_process_events(). A callback may call
  * back into the agent, but only vema_agent_vport_event() and the read-only
- * accessors (vema_agent_vport_info(), vema_agent_get_stats()); it must not
+ * accessors (vema_agent_vport_info(), vema_agent_vport_mac_table(),
+ * vema_agent_vport_open(), vema_agent_get_stats()); it must not
  * call vema_agent_handle_mad(), vema_agent_poll() or vema_agent_destroy().
  * Application threads report what the application did to a vport
  * (start/stop, MAC address, address lists) with vema_agent_post_event():
  * the event is queued, the event fd becomes readable, and the control
  * thread applies queued events in order in vema_agent_process_events()
- * (vema_agent_poll() does this too).
+ * (vema_agent_poll() does this too, before each MAD it answers, so that an
+ * EM never reads a state older than what the application did before).
  */
 
 #include <stdbool.h>
@@ -256,9 +258,9 @@ int vema_agent_handle_mad(struct vema_agent *agent, const struct vema_mad_addr *
 			  struct vema_mad_addr *resp_to);
 
 /*
- * Receive and answer up to 'budget' MADs from the transport, then apply
- * the queued events. Returns the number of MADs handled or a negative
- * errno (no transport).
+ * Receive and answer up to 'budget' MADs from the transport, the events
+ * queued by then applied before each, then apply the queued events.
+ * Returns the number of MADs handled or a negative errno (no transport).
  */
 int vema_agent_poll(struct vema_agent *agent, unsigned int budget);
 
@@ -285,6 +287,13 @@ unsigned int vema_agent_process_events(struct vema_agent *agent);
 /* The stored VeswPortInfo of a vport (as a Get would answer); -ENOENT if none. */
 int vema_agent_vport_info(const struct vema_agent *agent, uint8_t vport,
 			  struct vema_veswport_info *info);
+/*
+ * The stored MAC table of a vport (VEMA_MAC_TBL_SIZE slots, as the EM wrote
+ * them), or NULL when it has none (no vport, never set, DeleteVesw). Valid
+ * until the agent is called again.
+ */
+const struct vema_mac_entry *vema_agent_vport_mac_table(const struct vema_agent *agent,
+							 uint8_t vport);
 /* Whether the vport is open (the kernel's IFF_UP). */
 bool vema_agent_vport_open(const struct vema_agent *agent, uint8_t vport);
 void vema_agent_get_stats(const struct vema_agent *agent, struct vema_agent_stats *stats);

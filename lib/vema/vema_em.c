@@ -131,8 +131,6 @@ struct vema_em {
 	int wake_fd;
 };
 
-static const uint8_t oui[3] = { 0x00, 0x06, 0x6a };
-
 /* ---- small helpers ---- */
 
 static uint64_t
@@ -721,15 +719,8 @@ req_init(struct vema_em *em, struct em_port *pt, enum op op, struct em_member *m
 	uint8_t *mad = pt->mad;
 
 	memset(mad, 0, VEMA_MAD_SIZE);
-	mad[0] = VEMA_BASE_VERSION;
-	mad[1] = VEMA_MGMT_CLASS;
-	mad[2] = VEMA_CLASS_VERSION;
-	mad[3] = method;
 	pt->tid = em->tid_hi << 32 | (++em->tid_seq & 0xffffffffu);
-	vema_put_be64(mad + VEMA_MAD_OFF_TID, pt->tid);
-	vema_put_be16(mad + VEMA_MAD_OFF_ATTR_ID, attr);
-	vema_put_be32(mad + VEMA_MAD_OFF_ATTR_MOD, vport);
-	memcpy(mad + VEMA_MAD_OFF_OUI, oui, 3);
+	vema_mad_header(mad, method, pt->tid, attr, vport);
 	pt->op = op;
 	pt->m = m;
 	pt->vport = vport;
@@ -1956,9 +1947,12 @@ vema_em_run_thread(struct vema_em *em)
 	if (em->running)
 		return -EBUSY;
 	atomic_store(&em->stop, false);
-	rc = pthread_create(&em->thread, NULL, em_thread, em);
+	if (em->p.thread_create != NULL)
+		rc = em->p.thread_create(&em->thread, "vema-em", em_thread, em);
+	else
+		rc = -pthread_create(&em->thread, NULL, em_thread, em);
 	if (rc != 0)
-		return -rc;
+		return rc;
 	em->running = true;
 	return 0;
 }

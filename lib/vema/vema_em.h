@@ -36,6 +36,7 @@
  * engine.
  */
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -78,6 +79,9 @@ struct vema_em_params {
 	unsigned int max_outstanding;	/* requests in flight over all ports */
 	void (*notify)(void *ctx, enum vema_em_note note, const char *msg);
 	void *notify_ctx;
+	/* Creates the thread of vema_em_run_thread() (e.g. a DPDK control thread): 0 or a
+	 * negative errno. NULL = pthread_create(). */
+	int (*thread_create)(pthread_t *tid, const char *name, void *(*fn)(void *), void *arg);
 };
 
 #define VEMA_EM_TIMEOUT_MS		1100	/* the agent's response time is ~1.07 s */

@@ -323,6 +323,22 @@ vema_veswport_info_decode(const uint8_t *wire, struct vema_veswport_info *info)
 	vema_decode(&vema_layout_vport_info, wire + VEMA_VESW_INFO_SIZE, &info->vport);
 }
 
+void
+vema_mad_header(uint8_t *mad, uint8_t method, uint64_t tid, uint16_t attr_id, uint32_t attr_mod)
+{
+	memset(mad, 0, VEMA_MAD_HDR_SIZE);
+	mad[0] = VEMA_BASE_VERSION;
+	mad[1] = VEMA_MGMT_CLASS;
+	mad[2] = VEMA_CLASS_VERSION;
+	mad[VEMA_MAD_OFF_METHOD] = method;
+	vema_put_be64(mad + VEMA_MAD_OFF_TID, tid);
+	vema_put_be16(mad + VEMA_MAD_OFF_ATTR_ID, attr_id);
+	vema_put_be32(mad + VEMA_MAD_OFF_ATTR_MOD, attr_mod);
+	mad[VEMA_MAD_OFF_OUI] = (uint8_t)(VEMA_OUI >> 16);
+	mad[VEMA_MAD_OFF_OUI + 1] = (uint8_t)(VEMA_OUI >> 8);
+	mad[VEMA_MAD_OFF_OUI + 2] = (uint8_t)VEMA_OUI;
+}
+
 const char *
 vema_attr_name(uint16_t attr_id)
 {

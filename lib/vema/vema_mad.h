@@ -342,6 +342,14 @@ void vema_decode(const struct vema_layout *layout, const uint8_t *wire, void *ho
 const struct vema_field *vema_layout_field_at(const struct vema_layout *layout,
 					      unsigned int off);
 
+/*
+ * Write the 40-byte header of a VEMA MAD: base and class version 0x80, class
+ * 0x34, method, TID, attribute, modifier and the OUI; status, class-specific,
+ * reserved and RMPP bytes zero. The data area is left as it is.
+ */
+void vema_mad_header(uint8_t *mad, uint8_t method, uint64_t tid, uint16_t attr_id,
+		     uint32_t attr_mod);
+
 /* Typed helpers for the composite attribute. */
 void vema_veswport_info_encode(const struct vema_veswport_info *info, uint8_t *wire);
 void vema_veswport_info_decode(const uint8_t *wire, struct vema_veswport_info *info);

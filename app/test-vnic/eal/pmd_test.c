@@ -16,6 +16,8 @@
 #include <rte_ip.h>
 #include <rte_udp.h>
 
+#include "hfi_fault.h"
+#include "opa_vnic_encap.h"
 #include "pmd_test.h"
 
 struct rte_mempool *pt_mp;
@@ -222,6 +224,82 @@ pt_rx(const uint16_t *ports, unsigned int nports, pt_rx_cb cb, void *arg, unsign
 		}
 	}
 	return got;
+}
+
+uint32_t
+pt_raw_pkt(uint8_t *out, uint16_t vesw, uint16_t pkey, uint8_t l4, const uint8_t *frame,
+	   uint32_t flen, int len_adj, uint8_t tail_or)
+{
+	struct opa_vnic_hdr_fields f = { 0 };
+	uint32_t pad = -(flen + OPA_VNIC_HDR_LEN + OPA_VNIC_ICRC_TAIL_LEN) & 7;
+	uint32_t tot = OPA_VNIC_HDR_LEN + flen + pad + OPA_VNIC_ICRC_TAIL_LEN;
+
+	f.slid = 1;
+	f.dlid = 2;
+	f.pkey = pkey;
+	f.vesw_id = vesw;
+	f.l2 = OPA_VNIC_L2_16B;
+	f.lt = 1;
+	f.l4 = l4;
+	f.entropy = 7;
+	f.len = (uint16_t)((int)(tot / 8) + len_adj);
+	opa_vnic_hdr_build(&f, out);
+	memcpy(out + OPA_VNIC_HDR_LEN, frame, flen);
+	memset(out + OPA_VNIC_HDR_LEN + flen, 0, pad + OPA_VNIC_ICRC_LEN);
+	out[tot - 1] = (uint8_t)(pad | tail_or);
+	return tot;
+}
+
+uint32_t
+pt_frame_bytes(uint8_t *out, uint16_t dst, const struct rte_ether_addr *dst_mac, uint16_t src,
+	       uint32_t seq, uint16_t len)
+{
+	struct rte_ether_addr mac = dst_mac != NULL ? *dst_mac : pt_mac(dst);
+	struct rte_mbuf *m = pt_frame(pt_mp, &mac, src, PT_UCAST, seq, 0, len);
+
+	memcpy(out, rte_pktmbuf_mtod(m, void *), len);
+	rte_pktmbuf_free(m);
+	return len;
+}
+
+void
+pt_inject(struct hfi_dev *dev, const uint8_t *pkt, uint32_t len, bool set_icrc)
+{
+	if (hfi_fault_inject_rx(dev, pkt, len, set_icrc ? HFI_INJECT_SET_ICRC : 0) != 0)
+		fail_msg("inject: %s", hfi_last_error());
+}
+
+int
+pt_lsc_cb(uint16_t port, enum rte_eth_event_type type, void *arg, void *ret)
+{
+	struct pt_lsc_log *l = arg;
+	struct rte_eth_link link;
+
+	RTE_SET_USED(ret);
+	assert_int_equal(type, RTE_ETH_EVENT_INTR_LSC);
+	/* Callbacks may call back into the driver: no driver lock is held. */
+	rte_eth_link_get_nowait(port, &link);
+	__atomic_store_n(&l->last, link.link_status, __ATOMIC_RELEASE);
+	if (link.link_status == RTE_ETH_LINK_DOWN)
+		__atomic_fetch_add(&l->downs, 1, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&l->events, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+void
+pt_wait_lsc(struct pt_lsc_log *l, unsigned int *seen, int up, unsigned int timeout_ms)
+{
+	unsigned int i;
+
+	for (i = 0; i < timeout_ms; i++) {
+		if (__atomic_load_n(&l->events, __ATOMIC_ACQUIRE) > *seen &&
+		    __atomic_load_n(&l->last, __ATOMIC_ACQUIRE) == up)
+			break;
+		rte_delay_us_sleep(1000);
+	}
+	if (i == timeout_ms)
+		fail_msg("no LSC event with link %s in %u ms", up ? "up" : "down", timeout_ms);
+	*seen = __atomic_load_n(&l->events, __ATOMIC_ACQUIRE);
 }
 
 uint64_t

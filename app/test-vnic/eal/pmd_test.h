@@ -80,6 +80,28 @@ uint64_t pt_xstat(uint16_t port, const char *name);
 /* Wait up to a second for every mbuf of mp to be back; fails the test if not. */
 void pt_assert_pool_full(struct rte_mempool *mp);
 
+/* A raw 16B VNIC packet around frame (SLID 1, DLID 2); LEN off by len_adj flits;
+ * tail_or added to the tail. Returns its length. */
+uint32_t pt_raw_pkt(uint8_t *out, uint16_t vesw, uint16_t pkey, uint8_t l4, const uint8_t *frame,
+		    uint32_t flen, int len_adj, uint8_t tail_or);
+/* A test frame from src for port dst (or to dst_mac if not NULL), as raw bytes. */
+uint32_t pt_frame_bytes(uint8_t *out, uint16_t dst, const struct rte_ether_addr *dst_mac,
+			uint16_t src, uint32_t seq, uint16_t len);
+/* Hand a raw packet to an HFI's receive side (the ICRC computed when set_icrc). */
+struct hfi_dev;
+void pt_inject(struct hfi_dev *dev, const uint8_t *pkt, uint32_t len, bool set_icrc);
+
+/* LSC events of a port, counted by pt_lsc_cb (register it with a struct pt_lsc_log). */
+struct pt_lsc_log {
+	unsigned int events;	/* atomic */
+	unsigned int downs;	/* atomic: events that reported link down */
+	int last;		/* atomic: the link status the last event saw */
+};
+
+int pt_lsc_cb(uint16_t port, enum rte_eth_event_type type, void *arg, void *ret);
+/* Wait up to timeout_ms for an event after the first *seen reporting status up; *seen moves on. */
+void pt_wait_lsc(struct pt_lsc_log *l, unsigned int *seen, int up, unsigned int timeout_ms);
+
 /* Print a port's non-zero xstats and its private dump (failure diagnostics). */
 void pt_dump(uint16_t port);
 
@@ -99,5 +121,8 @@ void pt_test_tx_paths(void **state);
 void pt_test_link_config(void **state);
 void pt_test_probe_errors(void **state);
 void pt_test_hotplug(void **state);
+void pt_test_em_conformance(void **state);
+void pt_test_em_none(void **state);
+void pt_test_em_e2e(void **state);
 
 #endif /* PMD_TEST_H */

@@ -29,6 +29,9 @@ static const struct pt_scenario scenarios[] = {
 	{ "link-config", NULL, pt_test_link_config },
 	{ "probe-errors", NULL, pt_test_probe_errors },
 	{ "hotplug", NULL, pt_test_hotplug },
+	{ "em-conformance", NULL, pt_test_em_conformance },
+	{ "em-none", NULL, pt_test_em_none },
+	{ "em-e2e", NULL, pt_test_em_e2e },
 };
 
 int

@@ -44,51 +44,6 @@ vport(uint16_t port)
 
 /* ---- bad packets, each in its own counter ---- */
 
-/* A raw 16B VNIC packet around frame; LEN off by len_adj flits; tail_or added to the tail. */
-static uint32_t
-raw_pkt(uint8_t *out, uint16_t vesw, uint16_t pkey, uint8_t l4, const uint8_t *frame,
-	uint32_t flen, int len_adj, uint8_t tail_or)
-{
-	struct opa_vnic_hdr_fields f = { 0 };
-	uint32_t pad = -(flen + OPA_VNIC_HDR_LEN + OPA_VNIC_ICRC_TAIL_LEN) & 7;
-	uint32_t tot = OPA_VNIC_HDR_LEN + flen + pad + OPA_VNIC_ICRC_TAIL_LEN;
-
-	f.slid = 1;
-	f.dlid = 2;
-	f.pkey = pkey;
-	f.vesw_id = vesw;
-	f.l2 = OPA_VNIC_L2_16B;
-	f.lt = 1;
-	f.l4 = l4;
-	f.entropy = 7;
-	f.len = (uint16_t)((int)(tot / 8) + len_adj);
-	opa_vnic_hdr_build(&f, out);
-	memcpy(out + OPA_VNIC_HDR_LEN, frame, flen);
-	memset(out + OPA_VNIC_HDR_LEN + flen, 0, pad + OPA_VNIC_ICRC_LEN);
-	out[tot - 1] = (uint8_t)(pad | tail_or);
-	return tot;
-}
-
-/* A test frame for port dst (or to dst_mac if not NULL) as raw bytes. */
-static uint32_t
-frame_bytes(uint8_t *out, uint16_t dst, const struct rte_ether_addr *dst_mac, uint16_t src,
-	    uint32_t seq, uint16_t len)
-{
-	struct rte_ether_addr mac = dst_mac != NULL ? *dst_mac : pt_mac(dst);
-	struct rte_mbuf *m = pt_frame(pt_mp, &mac, src, PT_UCAST, seq, 0, len);
-
-	memcpy(out, rte_pktmbuf_mtod(m, void *), len);
-	rte_pktmbuf_free(m);
-	return len;
-}
-
-static void
-inject(struct hfi_dev *dev, const uint8_t *pkt, uint32_t len, bool set_icrc)
-{
-	if (hfi_fault_inject_rx(dev, pkt, len, set_icrc ? HFI_INJECT_SET_ICRC : 0) != 0)
-		fail_msg("inject: %s", hfi_last_error());
-}
-
 void
 pt_test_rx_errors(void **state)
 {
@@ -108,59 +63,59 @@ pt_test_rx_errors(void **state)
 	unsigned int i;
 
 	RTE_SET_USED(state);
-	a = probe_args("net_opa_vnic0,hfi=sw0,lid=1,vport=0");
-	b = probe_args("net_opa_vnic1,hfi=sw1,lid=2,vport=0");
-	c = probe_args("net_opa_vnic2,hfi=sw1,vport=1,vesw_id=2");
+	a = probe_args("net_opa_vnic0,hfi=sw0,lid=1,vport=0,em=off");
+	b = probe_args("net_opa_vnic1,hfi=sw1,lid=2,vport=0,em=off");
+	c = probe_args("net_opa_vnic2,hfi=sw1,vport=1,vesw_id=2,em=off");
 	ports[0] = b;
 	ports[1] = c;
 	assert_int_equal(pt_port_setup(b, 1, 1, pt_mp, 0), 0);
 	assert_int_equal(pt_port_setup(c, 1, 1, pt_mp, 0), 0);
 	assert_int_equal(hfi_dev_open("sw1", NULL, &dev), 0);
 
-	fl = frame_bytes(frame, b, NULL, a, 1, 100);
+	fl = pt_frame_bytes(frame, b, NULL, a, 1, 100);
 	/* A good one arrives. */
-	pl = raw_pkt(pkt, 1, 0xffff, OPA_VNIC_L4_ETHR, frame, fl, 0, 0);
-	inject(dev, pkt, pl, true);
+	pl = pt_raw_pkt(pkt, 1, 0xffff, OPA_VNIC_L4_ETHR, frame, fl, 0, 0);
+	pt_inject(dev, pkt, pl, true);
 	assert_int_equal(pt_rx(ports, 2, NULL, NULL, 1, 2000), 1);
 	/* Bad ICRC (the slot left zero). */
-	inject(dev, pkt, pl, false);
+	pt_inject(dev, pkt, pl, false);
 	/* P_Key of the HFI's table, not the vport's (0xffff). */
-	pl = raw_pkt(pkt, 1, 0x8001, OPA_VNIC_L4_ETHR, frame, fl, 0, 0);
-	inject(dev, pkt, pl, true);
+	pl = pt_raw_pkt(pkt, 1, 0x8001, OPA_VNIC_L4_ETHR, frame, fl, 0, 0);
+	pt_inject(dev, pkt, pl, true);
 	/* Unknown vesw id: counted on the HFI's first vport (b), as the kernel did. */
-	pl = raw_pkt(pkt, 77, 0xffff, OPA_VNIC_L4_ETHR, frame, fl, 0, 0);
-	inject(dev, pkt, pl, true);
+	pl = pt_raw_pkt(pkt, 77, 0xffff, OPA_VNIC_L4_ETHR, frame, fl, 0, 0);
+	pt_inject(dev, pkt, pl, true);
 	/* LEN field one flit too long. */
-	pl = raw_pkt(pkt, 1, 0xffff, OPA_VNIC_L4_ETHR, frame, fl, 1, 0);
-	inject(dev, pkt, pl, true);
+	pl = pt_raw_pkt(pkt, 1, 0xffff, OPA_VNIC_L4_ETHR, frame, fl, 1, 0);
+	pt_inject(dev, pkt, pl, true);
 	/* Tail byte with bits that are not a pad count. */
-	pl = raw_pkt(pkt, 1, 0xffff, OPA_VNIC_L4_ETHR, frame, fl, 0, 0x08);
-	inject(dev, pkt, pl, true);
+	pl = pt_raw_pkt(pkt, 1, 0xffff, OPA_VNIC_L4_ETHR, frame, fl, 0, 0x08);
+	pt_inject(dev, pkt, pl, true);
 	/* Runt: a 40-byte frame. */
-	pl = raw_pkt(pkt, 1, 0xffff, OPA_VNIC_L4_ETHR, frame, 40, 0, 0);
-	inject(dev, pkt, pl, true);
+	pl = pt_raw_pkt(pkt, 1, 0xffff, OPA_VNIC_L4_ETHR, frame, 40, 0, 0);
+	pt_inject(dev, pkt, pl, true);
 	/* Oversize: 1600 bytes at MTU 1500. */
-	fl = frame_bytes(frame, b, NULL, a, 2, 1600);
-	pl = raw_pkt(pkt, 1, 0xffff, OPA_VNIC_L4_ETHR, frame, fl, 0, 0);
-	inject(dev, pkt, pl, true);
+	fl = pt_frame_bytes(frame, b, NULL, a, 2, 1600);
+	pl = pt_raw_pkt(pkt, 1, 0xffff, OPA_VNIC_L4_ETHR, frame, fl, 0, 0);
+	pt_inject(dev, pkt, pl, true);
 	/* Not for this port's MAC while promiscuous mode is off. */
-	fl = frame_bytes(frame, b, &other, a, 3, 100);
-	pl = raw_pkt(pkt, 1, 0xffff, OPA_VNIC_L4_ETHR, frame, fl, 0, 0);
-	inject(dev, pkt, pl, true);
+	fl = pt_frame_bytes(frame, b, &other, a, 3, 100);
+	pl = pt_raw_pkt(pkt, 1, 0xffff, OPA_VNIC_L4_ETHR, frame, fl, 0, 0);
+	pt_inject(dev, pkt, pl, true);
 	assert_int_equal(pt_rx(ports, 2, NULL, NULL, 1, 300), 0);
 	/* Promiscuous: the same one arrives. */
 	assert_int_equal(rte_eth_promiscuous_enable(b), 0);
-	inject(dev, pkt, pl, true);
+	pt_inject(dev, pkt, pl, true);
 	assert_int_equal(pt_rx(ports, 2, NULL, NULL, 1, 2000), 1);
 	/* Port administratively down: drop state. */
 	assert_int_equal(rte_eth_dev_set_link_down(b), 0);
-	inject(dev, pkt, pl, true);
+	pt_inject(dev, pkt, pl, true);
 	assert_int_equal(pt_rx(ports, 2, NULL, NULL, 1, 300), 0);
 	assert_int_equal(rte_eth_dev_set_link_up(b), 0);
 	/* A P_Key outside the HFI's table never reaches the PMD: the HFI drops it. */
 	assert_int_equal(hfi_dev_port_counters(dev, &hc), 0);
-	pl = raw_pkt(pkt, 1, 0x1234, OPA_VNIC_L4_ETHR, frame, fl, 0, 0);
-	inject(dev, pkt, pl, true);
+	pl = pt_raw_pkt(pkt, 1, 0x1234, OPA_VNIC_L4_ETHR, frame, fl, 0, 0);
+	pt_inject(dev, pkt, pl, true);
 	i = (unsigned int)hc.drops[HFI_DROP_PKEY];
 	assert_int_equal(pt_rx(ports, 2, NULL, NULL, 1, 300), 0);
 	assert_int_equal(hfi_dev_port_counters(dev, &hc), 0);
@@ -343,9 +298,9 @@ pt_test_tx_paths(void **state)
 	unsigned int i;
 
 	RTE_SET_USED(state);
-	a_sw = probe_args("net_opa_vnic0,hfi=sw0,lid=1,vport=0,icrc=sw");
-	a_hw = probe_args("net_opa_vnic1,hfi=sw2,lid=3,vport=0,icrc=hw,ucast_dlid=[2]");
-	b = probe_args("net_opa_vnic2,hfi=sw1,lid=2,vport=0");
+	a_sw = probe_args("net_opa_vnic0,hfi=sw0,lid=1,vport=0,icrc=sw,em=off");
+	a_hw = probe_args("net_opa_vnic1,hfi=sw2,lid=3,vport=0,icrc=hw,ucast_dlid=[2],em=off");
+	b = probe_args("net_opa_vnic2,hfi=sw1,lid=2,vport=0,em=off");
 	assert_int_equal(pt_port_setup(a_sw, 1, 1, pt_mp, 0), 0);
 	assert_int_equal(pt_port_setup(a_hw, 1, 1, pt_mp, 0), 0);
 	assert_int_equal(pt_port_setup(b, 1, 1, pt_mp, 0), 0);
@@ -431,43 +386,6 @@ pt_test_tx_paths(void **state)
 
 /* ---- link state, LSC and the configuration API ---- */
 
-struct lsc_log {
-	unsigned int events;	/* atomic */
-	int last;		/* atomic */
-};
-
-static int
-lsc_cb(uint16_t port, enum rte_eth_event_type type, void *arg, void *ret)
-{
-	struct lsc_log *l = arg;
-	struct rte_eth_link link;
-
-	RTE_SET_USED(ret);
-	assert_int_equal(type, RTE_ETH_EVENT_INTR_LSC);
-	/* Callbacks may call back into the driver: no driver lock is held. */
-	rte_eth_link_get_nowait(port, &link);
-	__atomic_store_n(&l->last, link.link_status, __ATOMIC_RELEASE);
-	__atomic_fetch_add(&l->events, 1, __ATOMIC_RELEASE);
-	return 0;
-}
-
-/* Wait for an LSC event reporting status up. */
-static void
-wait_lsc(struct lsc_log *l, unsigned int *seen, int up)
-{
-	unsigned int i;
-
-	for (i = 0; i < 2000; i++) {
-		if (__atomic_load_n(&l->events, __ATOMIC_ACQUIRE) > *seen &&
-		    __atomic_load_n(&l->last, __ATOMIC_ACQUIRE) == up)
-			break;
-		rte_delay_us_sleep(1000);
-	}
-	if (i == 2000)
-		fail_msg("no LSC event with link %s", up ? "up" : "down");
-	*seen = __atomic_load_n(&l->events, __ATOMIC_ACQUIRE);
-}
-
 /* Send n frames of 100 bytes from a to b's MAC; b is not polled. */
 static void
 send_to(uint16_t a, uint16_t b, unsigned int n)
@@ -495,7 +413,7 @@ pt_test_link_config(void **state)
 	struct rte_ether_addr sec = { { 0x00, 0x11, 0x22, 0x33, 0x44, 0x77 } };
 	struct rte_ether_addr mc[2] = { { { 0x01, 0x00, 0x5e, 0, 0, 7 } },
 					{ { 0x33, 0x33, 0, 0, 0, 1 } } };
-	struct lsc_log log = { 0 };
+	struct pt_lsc_log log = { 0 };
 	struct rte_pmd_opa_vnic_info info;
 	struct opa_vnic_vport_conf conf;
 	struct opa_vnic_counters k;
@@ -509,16 +427,16 @@ pt_test_link_config(void **state)
 	uint16_t a, b, mtu, found;
 
 	RTE_SET_USED(state);
-	a = probe_args("net_opa_vnic0,hfi=sw0,lid=1,vport=0");
-	b = probe_args("net_opa_vnic1,hfi=sw1,lid=2,vport=3");
+	a = probe_args("net_opa_vnic0,hfi=sw0,lid=1,vport=0,em=off");
+	b = probe_args("net_opa_vnic1,hfi=sw1,lid=2,vport=3,em=off");
 	hfi = vport(b)->hfi;
-	assert_int_equal(rte_eth_dev_callback_register(b, RTE_ETH_EVENT_INTR_LSC, lsc_cb, &log),
+	assert_int_equal(rte_eth_dev_callback_register(b, RTE_ETH_EVENT_INTR_LSC, pt_lsc_cb, &log),
 			 0);
 	assert_int_equal(rte_eth_link_get_nowait(b, &link), 0);
 	assert_int_equal(link.link_status, RTE_ETH_LINK_DOWN);
 	assert_int_equal(pt_port_setup(a, 1, 1, pt_mp, 0), 0);
 	assert_int_equal(pt_port_setup(b, 1, 1, pt_mp, 0), 0);
-	wait_lsc(&log, &seen, RTE_ETH_LINK_UP);
+	pt_wait_lsc(&log, &seen, RTE_ETH_LINK_UP, 2000);
 	assert_int_equal(rte_eth_link_get_nowait(b, &link), 0);
 	assert_int_equal(link.link_status, RTE_ETH_LINK_UP);
 	assert_int_equal(link.link_speed, RTE_ETH_SPEED_NUM_100G);
@@ -527,16 +445,16 @@ pt_test_link_config(void **state)
 	/* The HFI link goes down and up. */
 	assert_int_equal(hfi_dev_open("sw1", NULL, &dev), 0);
 	assert_int_equal(hfi_fault_link(dev, HFI_LINK_DOWN), 0);
-	wait_lsc(&log, &seen, RTE_ETH_LINK_DOWN);
+	pt_wait_lsc(&log, &seen, RTE_ETH_LINK_DOWN, 2000);
 	assert_int_equal(opa_vnic_vport_forwarding(hfi, 3), 0);
 	assert_int_equal(hfi_fault_link(dev, HFI_LINK_UP), 0);
-	wait_lsc(&log, &seen, RTE_ETH_LINK_UP);
+	pt_wait_lsc(&log, &seen, RTE_ETH_LINK_UP, 2000);
 	hfi_dev_close(dev);
 	/* Administratively down and up. */
 	assert_int_equal(rte_eth_dev_set_link_down(b), 0);
-	wait_lsc(&log, &seen, RTE_ETH_LINK_DOWN);
+	pt_wait_lsc(&log, &seen, RTE_ETH_LINK_DOWN, 2000);
 	assert_int_equal(rte_eth_dev_set_link_up(b), 0);
-	wait_lsc(&log, &seen, RTE_ETH_LINK_UP);
+	pt_wait_lsc(&log, &seen, RTE_ETH_LINK_UP, 2000);
 	assert_int_equal(opa_vnic_vport_forwarding(hfi, 3), 1);
 	/*
 	 * Frames that arrive while the port is down and nobody polls it (OVS
@@ -544,18 +462,18 @@ pt_test_link_config(void **state)
 	 * counted them on arrival: never delivered once the link is back.
 	 */
 	assert_int_equal(rte_eth_dev_set_link_down(b), 0);
-	wait_lsc(&log, &seen, RTE_ETH_LINK_DOWN);
+	pt_wait_lsc(&log, &seen, RTE_ETH_LINK_DOWN, 2000);
 	send_to(a, b, 4);
 	assert_int_equal(rte_eth_dev_set_link_up(b), 0);
-	wait_lsc(&log, &seen, RTE_ETH_LINK_UP);
+	pt_wait_lsc(&log, &seen, RTE_ETH_LINK_UP, 2000);
 	assert_int_equal(pt_rx(&b, 1, NULL, NULL, 4, 200), 0);
 	assert_int_equal(pt_xstat(b, "rx_drop_state_dropped"), 4);
 	/* Polled across a down period: nothing dropped once it is over. */
 	assert_int_equal(rte_eth_dev_set_link_down(b), 0);
-	wait_lsc(&log, &seen, RTE_ETH_LINK_DOWN);
+	pt_wait_lsc(&log, &seen, RTE_ETH_LINK_DOWN, 2000);
 	assert_int_equal(pt_rx(&b, 1, NULL, NULL, 1, 10), 0);
 	assert_int_equal(rte_eth_dev_set_link_up(b), 0);
-	wait_lsc(&log, &seen, RTE_ETH_LINK_UP);
+	pt_wait_lsc(&log, &seen, RTE_ETH_LINK_UP, 2000);
 	assert_int_equal(exchange(a, b, 4), 4);
 
 	/* config_state DROP_ALL, then FORWARDING, through the configuration API. */
@@ -569,12 +487,12 @@ pt_test_link_config(void **state)
 	assert_int_equal(opa_vnic_vport_conf_get(hfi, 3, &conf), 0);
 	conf.config_state = OPA_VNIC_STATE_DROP_ALL;
 	assert_int_equal(opa_vnic_vport_conf_set(hfi, 3, &conf), 0);
-	wait_lsc(&log, &seen, RTE_ETH_LINK_DOWN);
+	pt_wait_lsc(&log, &seen, RTE_ETH_LINK_DOWN, 2000);
 	assert_int_equal(exchange(a, b, 4), 0);
 	assert_int_equal(pt_xstat(b, "rx_drop_state_dropped"), 8);
 	conf.config_state = OPA_VNIC_STATE_FORWARDING;
 	assert_int_equal(opa_vnic_vport_conf_set(hfi, 3, &conf), 0);
-	wait_lsc(&log, &seen, RTE_ETH_LINK_UP);
+	pt_wait_lsc(&log, &seen, RTE_ETH_LINK_UP, 2000);
 
 	/* A new vesw id: traffic of vesw 1 no longer has a handler on this HFI ... */
 	conf.cfg.vesw_id = 5;
@@ -640,7 +558,7 @@ pt_test_link_config(void **state)
 	assert_int_equal(info.oper_state, RTE_PMD_OPA_VNIC_STATE_FORWARDING);
 	assert_int_equal(rte_pmd_opa_vnic_get_info(RTE_MAX_ETHPORTS - 1, &info), -ENODEV);
 
-	assert_int_equal(rte_eth_dev_callback_unregister(b, RTE_ETH_EVENT_INTR_LSC, lsc_cb,
+	assert_int_equal(rte_eth_dev_callback_unregister(b, RTE_ETH_EVENT_INTR_LSC, pt_lsc_cb,
 							 &log), 0);
 	pt_port_remove(a);
 	pt_port_remove(b);
@@ -665,15 +583,22 @@ pt_test_probe_errors(void **state)
 		{ "net_opa_vnic1,hfi=sw0,vport", "key 'vport' needs a value: vport=<0..254>" },
 		{ "net_opa_vnic1,hfi=sw0,vport=1,mac=02:00:00:00:00:01", "unknown key 'mac'" },
 		{ "net_opa_vnic1,hfi=sw0,vport=300", "vport=300: expected an integer in 0..254" },
-		{ "net_opa_vnic1,hfi=sw0,vport=2,em=on", "the VEMA agent is not available yet" },
-		{ "net_opa_vnic1,hfi=sw0,vport=1,vesw_id=2",
-		  "vport=1 is already used on hfi=sw0 by net_opa_vnic0" },
 		{ "net_opa_vnic1,hfi=sw0,vport=2",
+		  "em=on conflicts with em=off of hfi=sw0 (opened by net_opa_vnic0)" },
+		{ "net_opa_vnic1,hfi=sw0,vport=2,vesw_id=2",
+		  "vesw_id: a static configuration key needs em=off" },
+		{ "net_opa_vnic1,hfi=sw0,vport=2,em=external,em_config=/x",
+		  "em_config=/x: the embedded EM's configuration needs em=on" },
+		{ "net_opa_vnic1,hfi=sw0,vport=1,vesw_id=2,em=off",
+		  "vport=1 is already used on hfi=sw0 by net_opa_vnic0" },
+		{ "net_opa_vnic1,hfi=sw0,vport=2,em=off",
 		  "vesw_id=1 is already used on hfi=sw0 by vport 1 (net_opa_vnic0)" },
-		{ "net_opa_vnic1,hfi=sw0,vport=2,vesw_id=2,engine=thread",
+		{ "net_opa_vnic1,hfi=sw0,vport=2,vesw_id=2,engine=thread,em=off",
 		  "engine=thread conflicts with engine=inline of hfi=sw0" },
-		{ "net_opa_vnic1,hfi=sw0,vport=2,vesw_id=2,lid=9",
+		{ "net_opa_vnic1,hfi=sw0,vport=2,vesw_id=2,lid=9,em=off",
 		  "lid=0x9 conflicts with LID 0x5 of hfi=sw0" },
+		{ "net_opa_vnic1,hfi=sw3,vport=0,em_config=/nonexistent/em.conf",
+		  "em_config=/nonexistent/em.conf rejected" },
 		{ "net_opa_vnic1,hfi=0000:00:00.0,vport=0",
 		  "hfi=0000:00:00.0: cannot open the HFI" },
 	};
@@ -687,11 +612,11 @@ pt_test_probe_errors(void **state)
 	RTE_SET_USED(state);
 	assert_non_null(f);
 	/* The first port ever makes ethdev allocate its shared data: measure after that. */
-	a = probe_args("net_opa_vnic0,hfi=sw0,lid=5,vport=1");
+	a = probe_args("net_opa_vnic0,hfi=sw0,lid=5,vport=1,em=off");
 	assert_int_equal(rte_eth_dev_close(a), 0);
 	assert_int_equal(rte_eal_hotplug_remove("vdev", "net_opa_vnic0"), 0);
 	rte_malloc_get_socket_stats(0, &before);
-	a = probe_args("net_opa_vnic0,hfi=sw0,lid=5,vport=1");
+	a = probe_args("net_opa_vnic0,hfi=sw0,lid=5,vport=1,em=off");
 	assert_int_equal(rte_openlog_stream(f), 0);
 	for (i = 0; i < RTE_DIM(cases); i++) {
 		assert_true(pt_probe(cases[i].args, &port) < 0);
@@ -706,7 +631,7 @@ pt_test_probe_errors(void **state)
 	assert_int_equal(rte_eth_dev_count_avail(), 1);
 
 	/* TX queues take SDMA engines: a port with all 16 leaves none to another port. */
-	b = probe_args("net_opa_vnic1,hfi=sw0,vport=2,vesw_id=2");
+	b = probe_args("net_opa_vnic1,hfi=sw0,vport=2,vesw_id=2,em=off");
 	assert_int_equal(rte_eth_dev_info_get(a, &info), 0);
 	assert_int_equal(info.max_tx_queues, 16);
 	assert_int_equal(pt_port_setup(a, 1, 16, pt_mp, 0), 0);

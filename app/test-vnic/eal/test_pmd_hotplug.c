@@ -4,8 +4,10 @@
 
 /*
  * Hotplug: 50 cycles of rte_dev_probe / traffic / rte_dev_remove of two
- * vports on two HFIs (inline and threaded engines in turn). After the first
- * cycle nothing may grow: mbufs, DPDK heap, threads, file descriptors.
+ * vports on two HFIs (inline and threaded engines in turn), then cycles with
+ * em=on (VEMA agents, the embedded EM and its thread started and stopped
+ * with the ports). After the first cycle nothing may grow: mbufs, DPDK heap,
+ * threads, file descriptors.
  */
 
 #include <dirent.h>
@@ -42,9 +44,11 @@ cycle(unsigned int i)
 	struct rte_mbuf *m[32];
 	unsigned int j;
 
-	snprintf(args, sizeof(args), "net_opa_vnic0,hfi=sw0,lid=1,vport=0,engine=%s", engine);
+	snprintf(args, sizeof(args), "net_opa_vnic0,hfi=sw0,lid=1,vport=0,em=off,engine=%s",
+		 engine);
 	assert_int_equal(pt_probe(args, &a), 0);
-	snprintf(args, sizeof(args), "net_opa_vnic1,hfi=sw1,lid=2,vport=0,engine=%s", engine);
+	snprintf(args, sizeof(args), "net_opa_vnic1,hfi=sw1,lid=2,vport=0,em=off,engine=%s",
+		 engine);
 	assert_int_equal(pt_probe(args, &b), 0);
 	assert_int_equal(pt_port_setup(a, 1, 1, pt_mp, 0), 0);
 	assert_int_equal(pt_port_setup(b, 2, 2, pt_mp, 0), 0);
@@ -64,6 +68,21 @@ cycle(unsigned int i)
 	assert_int_equal(rte_eth_dev_count_avail(), 0);
 }
 
+/* Two vports with an EM (em=on): agents and the embedded EM come and go with them. */
+static void
+cycle_em(void)
+{
+	uint16_t a, b;
+
+	assert_int_equal(pt_probe("net_opa_vnic0,hfi=sw0,lid=1,vport=0", &a), 0);
+	assert_int_equal(pt_probe("net_opa_vnic1,hfi=sw1,lid=2,vport=0", &b), 0);
+	assert_int_equal(pt_port_setup(a, 1, 1, pt_mp, 0), 0);
+	assert_int_equal(pt_port_setup(b, 1, 1, pt_mp, 0), 0);
+	pt_port_remove(a);
+	pt_port_remove(b);
+	pt_assert_pool_full(pt_mp);
+}
+
 void
 pt_test_hotplug(void **state)
 {
@@ -73,11 +92,15 @@ pt_test_hotplug(void **state)
 	RTE_SET_USED(state);
 	cycle(0);
 	cycle(1);
+	cycle_em();
 	rte_malloc_get_socket_stats(0, &base);
 	threads = count_entries("/proc/self/task");
 	fds = count_entries("/proc/self/fd");
-	for (i = 2; i < CYCLES; i++) {
-		cycle(i);
+	for (i = 2; i < CYCLES + 5; i++) {
+		if (i < CYCLES)
+			cycle(i);
+		else
+			cycle_em();
 		rte_malloc_get_socket_stats(0, &now);
 		if (now.heap_allocsz_bytes != base.heap_allocsz_bytes)
 			fail_msg("cycle %u: DPDK heap %zu bytes, %zu after the first cycles", i,

@@ -35,8 +35,9 @@ probe(unsigned int index, unsigned int hfi, unsigned int vport, uint16_t vesw, c
 	char args[256];
 	uint16_t port;
 
-	snprintf(args, sizeof(args), "net_opa_vnic%u,hfi=sw%u,lid=%u,vport=%u,vesw_id=%u%s%s",
-		 index, hfi, hfi + 1, vport, vesw, extra[0] ? "," : "", extra);
+	snprintf(args, sizeof(args),
+		 "net_opa_vnic%u,hfi=sw%u,lid=%u,vport=%u,em=off,vesw_id=%u%s%s", index, hfi,
+		 hfi + 1, vport, vesw, extra[0] ? "," : "", extra);
 	if (pt_probe(args, &port) != 0)
 		fail_msg("probe %s failed", args);
 	return port;

@@ -28,8 +28,9 @@ sleep 1
 stop
 quit
 CMD
-vnic_testpmd "$tmp/out" "$tmp/cmd" --vdev "net_opa_vnic0,hfi=sw0,lid=1,vport=0,capture=$cap" \
-	--vdev "net_opa_vnic1,hfi=sw1,lid=2,vport=0" -- -i --total-num-mbufs=16384 \
+vnic_testpmd "$tmp/out" "$tmp/cmd" \
+	--vdev "net_opa_vnic0,hfi=sw0,lid=1,vport=0,em=off,capture=$cap" \
+	--vdev "net_opa_vnic1,hfi=sw1,lid=2,vport=0,em=off" -- -i --total-num-mbufs=16384 \
 	--eth-peer="0,$mac1" --eth-peer="1,$mac0" || { tail -n 30 "$tmp/out"; fail "testpmd"; }
 [ -s "$cap" ] || fail "no capture file written"
 

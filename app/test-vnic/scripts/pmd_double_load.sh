@@ -31,8 +31,8 @@ stop
 quit
 CMD
 vnic_testpmd "$tmp/out" "$tmp/cmd" -d "$dir/librte_net_opa_vnic.so" \
-	--log-level=pmd.net.opa_vnic:debug --vdev "net_opa_vnic0,hfi=sw0,lid=1,vport=0" \
-	--vdev "net_opa_vnic1,hfi=sw1,lid=2,vport=0" -- -i --total-num-mbufs=16384 \
+	--log-level=pmd.net.opa_vnic:debug --vdev "net_opa_vnic0,hfi=sw0,lid=1,vport=0,em=off" \
+	--vdev "net_opa_vnic1,hfi=sw1,lid=2,vport=0,em=off" -- -i --total-num-mbufs=16384 \
 	--eth-peer="0,$(vnic_mac 1 2)" --eth-peer="1,$(vnic_mac 1 1)" || fail "testpmd"
 [ "$(grep -c 'another copy of this PMD is loaded in this process' "$tmp/out")" = 1 ] ||
 	fail "the plugin copy did not step aside"

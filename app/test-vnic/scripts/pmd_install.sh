@@ -38,8 +38,8 @@ grep -q -- '-lrte_net_opa_vnic' "$BUILD_ROOT/meson-private/libdpdk-opa-vnic.pc" 
 readelf -d "$so" | grep -q 'NEEDED.*librte_bus_vdev' || fail "the PMD does not link librte_bus_vdev"
 exported=$(nm -D --defined-only "$so" | awk '$2 ~ /[TDR]/ { sub(/@.*/, "", $3); print $3 }' |
 	sort | tr '\n' ' ')
-want="opa_vnic_pmd_marker rte_pmd_opa_vnic_dst_dlid rte_pmd_opa_vnic_get_info \
-rte_pmd_opa_vnic_mac_table_get rte_pmd_opa_vnic_vesw_port "
+want="opa_vnic_pmd_marker rte_pmd_opa_vnic_dst_dlid rte_pmd_opa_vnic_em_reload \
+rte_pmd_opa_vnic_get_info rte_pmd_opa_vnic_mac_table_get rte_pmd_opa_vnic_vesw_port "
 [ "$exported" = "$want" ] || fail "exported symbols: $exported"
 [ $fails = 0 ] && echo "ok: plugin in $plugdir, header, pkg-config file, links"
 exit $((fails != 0))

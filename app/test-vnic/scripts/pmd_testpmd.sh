@@ -19,7 +19,8 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 mac0=$(vnic_mac 1 1)
 mac1=$(vnic_mac 1 2)
-eal=(--vdev "net_opa_vnic0,hfi=sw0,lid=1,vport=0" --vdev "net_opa_vnic1,hfi=sw1,lid=2,vport=0")
+eal=(--vdev "net_opa_vnic0,hfi=sw0,lid=1,vport=0,em=off"
+	--vdev "net_opa_vnic1,hfi=sw1,lid=2,vport=0,em=off")
 args=(-i --total-num-mbufs=16384 --eth-peer="0,$mac1" --eth-peer="1,$mac0")
 rx_mode=rxonly
 if [ "$share" = --rxq-share ]; then

@@ -17,8 +17,9 @@ vnic_mac() {
 # vnic_testpmd OUT SCRIPT ARGS...: run dpdk-testpmd interactively with ARGS
 # (EAL args, --, testpmd args), feeding it the lines of SCRIPT once its first
 # prompt shows (start-up takes seconds on a busy machine); a line "sleep N"
-# pauses instead. Output (stdout and stderr, line-buffered so that testpmd's
-# prompts do not cut its tables) goes to OUT.
+# pauses instead, and "wait-for N REGEX" waits (30 s at most) until N lines of
+# the output match REGEX. Output (stdout and stderr, line-buffered so that
+# testpmd's prompts do not cut its tables) goes to OUT.
 vnic_testpmd() {
 	local out=$1 script=$2 i
 	shift 2
@@ -33,6 +34,14 @@ vnic_testpmd() {
 		while IFS= read -r line; do
 			case $line in
 			sleep\ *) sleep "${line#sleep }" ;;
+			wait-for\ *)
+				line=${line#wait-for }
+				for i in $(seq 300); do
+					[ "$(grep -cE -- "${line#* }" "$out")" -ge "${line%% *}" ] &&
+						break
+					sleep 0.1
+				done
+				;;
 			*) echo "$line" ;;
 			esac
 		done <"$script"

@@ -59,7 +59,8 @@ test_minimal(void **state)
 	assert_int_equal(da.vport, 3);
 	assert_int_equal(da.icrc, OPA_VNIC_ICRC_HW);
 	assert_int_equal(da.engine, OPA_VNIC_ENGINE_INLINE);
-	assert_false(da.em);
+	assert_int_equal(da.em, OPA_VNIC_EM_ON);
+	assert_string_equal(da.em_config, "");
 	assert_int_equal(da.state, OPA_VNIC_STATE_FORWARDING);
 	assert_int_equal(da.given, 0);
 	assert_string_equal(da.fabric, "");
@@ -101,8 +102,16 @@ test_all_keys(void **state)
 	assert_int_equal(da.eth_mtu, 9000);
 	assert_int_equal(da.state, OPA_VNIC_STATE_DROP_ALL);
 	assert_true(da.vl_from_pcp);
+	assert_int_equal(da.em, OPA_VNIC_EM_OFF);
 	assert_int_equal(da.given, OPA_VNIC_DA_STATIC_MASK | OPA_VNIC_DA_FABRIC |
-			 OPA_VNIC_DA_ENGINE | OPA_VNIC_DA_LID | OPA_VNIC_DA_CAPTURE);
+			 OPA_VNIC_DA_ENGINE | OPA_VNIC_DA_LID | OPA_VNIC_DA_CAPTURE |
+			 OPA_VNIC_DA_EM);
+	assert_int_equal(parse("hfi=sw0,vport=1,em=external"), 0);
+	assert_int_equal(da.em, OPA_VNIC_EM_EXTERNAL);
+	assert_int_equal(parse("hfi=sw0,vport=1,em=ON,em_config=/etc/em.conf"), 0);
+	assert_int_equal(da.em, OPA_VNIC_EM_ON);
+	assert_string_equal(da.em_config, "/etc/em.conf");
+	assert_int_equal(da.given, OPA_VNIC_DA_EM | OPA_VNIC_DA_EM_CONFIG);
 }
 
 static void
@@ -120,7 +129,8 @@ static void
 test_key_without_value(void **state)
 {
 	static const char *const keys[] = {
-		"hfi", "vport", "fabric", "icrc", "engine", "em", "lid", "capture", "vesw_id",
+		"hfi", "vport", "fabric", "icrc", "engine", "em", "em_config", "lid", "capture",
+		"vesw_id",
 		"fabric_id", "pkey", "base_mac", "mcast_dlid", "ucast_dlid", "def_port_mask",
 		"sc", "vl", "rc", "eth_mtu", "state", "vl_from_pcp",
 	};
@@ -178,7 +188,9 @@ test_ranges(void **state)
 		{ "eth_mtu=10241", "eth_mtu=10241: expected an MTU in 68..10240" },
 		{ "icrc=auto", "icrc=auto: expected hw or sw" },
 		{ "engine=dma", "engine=dma: expected inline or thread" },
-		{ "em=maybe", "em=maybe: expected on or off" },
+		{ "em=maybe", "em=maybe: expected on, off or external" },
+		{ "em=1", "em=1: expected on, off or external" },
+		{ "em_config=", "em_config=: expected a name of 1..255 characters" },
 		{ "state=up", "state=up: expected forwarding or drop_all" },
 		{ "vl_from_pcp=2", "vl_from_pcp=2: expected on or off" },
 		{ "base_mac=01:00:00:00:00:01", "expected a unicast MAC" },
@@ -203,9 +215,9 @@ test_ranges(void **state)
 	}
 	/* The boundaries themselves are accepted. */
 	assert_int_equal(parse("hfi=sw0,vport=0,vesw_id=1,eth_mtu=68,pkey=0x0001,lid=0xefffff,"
-			       "mcast_dlid=0xffffff,sc=0,vl=0,rc=0,def_port_mask=0"), 0);
+			       "mcast_dlid=0xffffff,sc=0,vl=0,rc=0,def_port_mask=0,em=off"), 0);
 	assert_int_equal(parse("hfi=sw0,vport=1,ucast_dlid=[1,2,3,4,5,6,7,8,9,10,11,12,13,14,"
-			       "15,16],em=no,vl_from_pcp=off,icrc=HW"), 0);
+			       "15,16],em=off,vl_from_pcp=off,icrc=HW"), 0);
 	assert_int_equal(da.n_ucast_dlid, 16);
 }
 
@@ -213,11 +225,23 @@ static void
 test_conflicts(void **state)
 {
 	(void)state;
-	expect_error("hfi=sw0,vport=1,em=on", "em=on: the VEMA agent is not available yet",
-		     "em=off");
-	expect_error("hfi=sw0,vport=1,def_port_mask=0x4,ucast_dlid=[1,2]",
+	/* Static configuration and an EM exclude each other. */
+	expect_error("hfi=sw0,vport=1,vesw_id=2", "vesw_id: a static configuration key needs "
+		     "em=off", "em=on, the default,");
+	expect_error("hfi=sw0,vport=1,em=on,state=drop_all", "state: a static configuration key",
+		     NULL);
+	expect_error("hfi=sw0,vport=1,em=external,base_mac=02:00:00:00:00:01",
+		     "base_mac: a static configuration key needs em=off", "em=external");
+	/* The embedded EM's file goes with em=on on an in-process fabric. */
+	expect_error("hfi=sw0,vport=1,em=off,em_config=/x", "em_config=/x: the embedded EM's "
+		     "configuration needs em=on", NULL);
+	expect_error("hfi=sw0,vport=1,em=external,em_config=/x", "needs em=on", NULL);
+	expect_error("hfi=sw0,vport=1,fabric=shm:f,em_config=/x",
+		     "em_config=/x: no embedded EM on fabric=shm:f",
+		     "dpdk-test-vnic em --fabric shm:f --config FILE");
+	expect_error("hfi=sw0,vport=1,em=off,def_port_mask=0x4,ucast_dlid=[1,2]",
 		     "def_port_mask=0x4 selects default port 2", "ucast_dlid has only 2");
-	assert_int_equal(parse("hfi=sw0,vport=1,def_port_mask=0x2,ucast_dlid=[1,2]"), 0);
+	assert_int_equal(parse("hfi=sw0,vport=1,em=off,def_port_mask=0x2,ucast_dlid=[1,2]"), 0);
 }
 
 static void

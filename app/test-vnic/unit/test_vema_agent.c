@@ -746,10 +746,17 @@ test_mac_set_get(void **state)
 	assert_int_equal(vema_get_be16(r + 42), 5);
 	assert_zero(r + 44, VEMA_MAD_DATA_SIZE - 4);
 
+	assert_null(vema_agent_vport_mac_table(t->agent, 0));
+	assert_null(vema_agent_vport_mac_table(t->agent, 1));
+
 	/* a full window at the end of the table */
 	mac_req(d, 2048 - 125, 125, 0x11223344, 0x0a);
 	assert_int_equal(mad(t, VEMA_METHOD_SET, VEMA_ATTR_MAC_ENTRIES, 0, d, sizeof(d), r), 0);
 	assert_memory_equal(r + 40, d, 8 + 125 * 16);	/* answered with the Get */
+	/* the accessor shows the stored table */
+	assert_non_null(vema_agent_vport_mac_table(t->agent, 0));
+	assert_memory_equal(vema_agent_vport_mac_table(t->agent, 0), t->last_tbl,
+			    2048 * sizeof(struct vema_mac_entry));
 	assert_int_equal(t->n_mac, 1);
 	assert_int_equal(t->last_upd.offset, 2048 - 125);
 	assert_int_equal(t->last_upd.num, 125);
@@ -884,6 +891,7 @@ test_delete(void **state)
 	assert_int_equal(vema_get_be16(r + 308), 1);
 	assert_int_equal(vema_get_be16(r + 310), 1);
 	assert_true(t->last_upd_null);
+	assert_null(vema_agent_vport_mac_table(t->agent, 4));
 	assert_true(t->last_mac_changed);		/* the MAC goes back to zero */
 	assert_int_equal(t->n_traps, traps);		/* no trap */
 	assert_true(vema_agent_vport_open(t->agent, 4));	/* the vport stays */
@@ -1538,6 +1546,20 @@ test_poll_transport(void **state)
 	assert_int_equal(t->trap_len[1], VEMA_MAD_SIZE);
 	assert_int_equal(t->traps[1][3], 0x81);
 	assert_int_equal(t->traps[1][23], 2);
+
+	/* An event queued before a MAD arrives is applied before it is answered. */
+	t->auto_open = true;
+	create_vport(t, 0, 1, VEMA_STATE_FORWARDING);
+	assert_true(vema_agent_vport_open(t->agent, 0));
+	assert_int_equal(vema_agent_post_event(t->agent, 0, VEMA_EV_CLOSED), 0);
+	build_req(t->queued[0], VEMA_METHOD_GET, VEMA_ATTR_VESWPORT_INFO, 0, NULL, 0);
+	t->queued_from[0] = em_addr;
+	t->n_queued = 1;
+	t->n_taken = 0;
+	t->n_traps = 0;
+	assert_int_equal(vema_agent_poll(t->agent, 8), 1);
+	assert_int_equal(t->traps[0][3], 0x81);
+	assert_int_equal(t->traps[0][40 + 152 + 4], VEMA_LINK_DOWN);	/* eth_link_status */
 }
 
 static void

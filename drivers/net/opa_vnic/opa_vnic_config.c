@@ -33,6 +33,17 @@ opa_vnic_conf_from_devargs(const struct opa_vnic_hfi *hfi, const struct opa_vnic
 	unsigned int i;
 
 	memset(conf, 0, sizeof(*conf));
+	if (da->em != OPA_VNIC_EM_OFF) {
+		/*
+		 * VEMA's power-on values until the EM configures the vport: no vesw,
+		 * DROP_ALL. The port's MAC meanwhile is the one the default
+		 * configuration gives (vesw 1, fabric 0, the LID).
+		 */
+		c->eth_mtu = RTE_ETHER_MTU;
+		conf->config_state = OPA_VNIC_STATE_DROP_ALL;
+		opa_vnic_la_mac(0, 1, hfi->lid, conf->base_mac);
+		return;
+	}
 	c->vesw_id = (da->given & OPA_VNIC_DA_VESW_ID) ? da->vesw_id : 1;
 	c->fabric_id = (da->given & OPA_VNIC_DA_FABRIC_ID) ? da->fabric_id : 0;
 	c->pkey = (da->given & OPA_VNIC_DA_PKEY) ? da->pkey : hfi->pkey0;
@@ -285,9 +296,6 @@ opa_vnic_vport_read_macs(struct opa_vnic_hfi *hfi, uint8_t vport, enum opa_vnic_
 		memcpy(all[n++], dev_macs[0].addr_bytes, 6);
 		break;
 	case OPA_VNIC_MACS_UC:
-		/* The kernel's list: device addresses except the EM's base MAC, then filters. */
-		if (memcmp(dev_macs[0].addr_bytes, vp->conf.base_mac, 6) != 0)
-			memcpy(all[n++], dev_macs[0].addr_bytes, 6);
 		for (i = 1; i < OPA_VNIC_MAX_UC_MACS; i++)
 			if (!rte_is_zero_ether_addr(&dev_macs[i]))
 				memcpy(all[n++], dev_macs[i].addr_bytes, 6);

@@ -247,7 +247,23 @@ key_bool(const char *key, const char *val, bool *out, char *err, size_t errlen)
 static int
 key_em(const char *key, const char *val, struct opa_vnic_devargs *da, char *err, size_t errlen)
 {
-	return key_bool(key, val, &da->em, err, errlen);
+	static const char *const w[] = { "on", "off", "external" };
+	static const enum opa_vnic_em_mode m[] = {
+		OPA_VNIC_EM_ON, OPA_VNIC_EM_OFF, OPA_VNIC_EM_EXTERNAL
+	};
+	unsigned int i;
+
+	if (parse_choice(val, w, 3, &i) != 0)
+		return RANGE_ERR(key, val, "on, off or external");
+	da->em = m[i];
+	return 0;
+}
+
+static int
+key_em_config(const char *key, const char *val, struct opa_vnic_devargs *da, char *err,
+	      size_t errlen)
+{
+	return parse_string(key, val, da->em_config, sizeof(da->em_config), err, errlen);
 }
 
 static int
@@ -276,7 +292,8 @@ static const struct key_def keys[] = {
 	{ "fabric", "<name|shm:NAME>", key_fabric, OPA_VNIC_DA_FABRIC },
 	{ "icrc", "hw|sw", key_icrc, 0 },
 	{ "engine", "inline|thread", key_engine, OPA_VNIC_DA_ENGINE },
-	{ "em", "on|off", key_em, 0 },
+	{ "em", "on|off|external", key_em, OPA_VNIC_DA_EM },
+	{ "em_config", "<EM configuration file>", key_em_config, OPA_VNIC_DA_EM_CONFIG },
 	{ "lid", "<1..0xefffff>", key_lid, OPA_VNIC_DA_LID },
 	{ "capture", "<pcapng file>", key_capture, OPA_VNIC_DA_CAPTURE },
 	{ "vesw_id", "<1..4095>", key_vesw_id, OPA_VNIC_DA_VESW_ID },
@@ -313,6 +330,7 @@ devargs_defaults(struct opa_vnic_devargs *da)
 	memset(da, 0, sizeof(*da));
 	da->icrc = OPA_VNIC_ICRC_HW;
 	da->engine = OPA_VNIC_ENGINE_INLINE;
+	da->em = OPA_VNIC_EM_ON;
 	da->state = OPA_VNIC_STATE_FORWARDING;
 }
 
@@ -325,9 +343,21 @@ check_conflicts(const struct opa_vnic_devargs *da, bool have_vport, char *err, s
 		return fail(err, errlen, "hfi=<swN|PCI address> is required");
 	if (!have_vport)
 		return fail(err, errlen, "vport=<0..254> is required");
-	if (da->em)
-		return fail(err, errlen, "em=on: the VEMA agent is not available yet; use em=off "
-			    "(static configuration from devargs, the default)");
+	if (da->em != OPA_VNIC_EM_OFF && (da->given & OPA_VNIC_DA_STATIC_MASK)) {
+		for (i = 0; i < NUM_KEYS; i++)
+			if (da->given & keys[i].bit & OPA_VNIC_DA_STATIC_MASK)
+				break;
+		return fail(err, errlen, "%s: a static configuration key needs em=off (with "
+			    "em=%s the Ethernet Manager configures the vport)", keys[i].name,
+			    da->em == OPA_VNIC_EM_ON ? "on, the default," : "external");
+	}
+	if ((da->given & OPA_VNIC_DA_EM_CONFIG) && da->em != OPA_VNIC_EM_ON)
+		return fail(err, errlen, "em_config=%s: the embedded EM's configuration needs "
+			    "em=on", da->em_config);
+	if ((da->given & OPA_VNIC_DA_EM_CONFIG) && strncmp(da->fabric, "shm:", 4) == 0)
+		return fail(err, errlen, "em_config=%s: no embedded EM on fabric=%s (run "
+			    "'dpdk-test-vnic em --fabric %s --config FILE' instead)", da->em_config,
+			    da->fabric, da->fabric);
 	if ((da->given & OPA_VNIC_DA_DEF_PORT_MASK) && (da->given & OPA_VNIC_DA_UCAST_DLID))
 		for (i = 0; i < OPA_VNIC_NUM_DEF_PORTS; i++)
 			if ((da->def_port_mask & (1u << i)) && i >= da->n_ucast_dlid)

@@ -8,8 +8,8 @@
 /*
  * Device arguments of net_opa_vnic (one vdev per vport):
  *   hfi=<swN|PCI address>,vport=<0..254>[,fabric=...][,icrc=hw|sw]
- *   [,engine=inline|thread][,em=on|off][,lid=..][,capture=FILE]
- *   [static configuration keys]
+ *   [,engine=inline|thread][,em=on|off|external][,em_config=FILE][,lid=..]
+ *   [,capture=FILE][static configuration keys (em=off only)]
  * Pure: rte_kvargs only, no EAL. Errors are written as text naming the key
  * and the accepted values; the caller logs them.
  */
@@ -39,6 +39,13 @@ enum opa_vnic_engine_mode {
 	OPA_VNIC_ENGINE_THREAD,
 };
 
+/* Who configures the vports of an HFI. */
+enum opa_vnic_em_mode {
+	OPA_VNIC_EM_ON = 0,	/* an EM through VEMA; the PMD runs one on in-process fabrics */
+	OPA_VNIC_EM_EXTERNAL,	/* an EM through VEMA, never an embedded one */
+	OPA_VNIC_EM_OFF,	/* static configuration from devargs, no VEMA agent */
+};
+
 /* Which optional keys were given (bits of opa_vnic_devargs.given). */
 enum opa_vnic_devarg_bit {
 	OPA_VNIC_DA_FABRIC = 1u << 0,
@@ -58,6 +65,8 @@ enum opa_vnic_devarg_bit {
 	OPA_VNIC_DA_ETH_MTU = 1u << 14,
 	OPA_VNIC_DA_STATE = 1u << 15,
 	OPA_VNIC_DA_VL_FROM_PCP = 1u << 16,
+	OPA_VNIC_DA_EM = 1u << 17,
+	OPA_VNIC_DA_EM_CONFIG = 1u << 18,
 };
 
 /* The static configuration keys (meaningful with em=off). */
@@ -83,7 +92,8 @@ struct opa_vnic_devargs {
 	char capture[OPA_VNIC_PATH_LEN];	/* "" = no capture */
 	enum opa_vnic_icrc_mode icrc;
 	enum opa_vnic_engine_mode engine;
-	bool em;
+	enum opa_vnic_em_mode em;
+	char em_config[OPA_VNIC_PATH_LEN];	/* "" = the embedded EM's default configuration */
 	uint32_t lid;				/* software HFI LID, 0 = assigned */
 	uint32_t given;				/* OPA_VNIC_DA_* */
 	/* static configuration, valid where the matching bit of 'given' is set */

@@ -117,6 +117,7 @@ opa_vnic_em_open(const struct opa_vnic_em_params *p, struct opa_vnic_em **out, c
 		ep.poll_interval_ms = p->poll_interval_ms;
 	ep.notify = p->notify;
 	ep.notify_ctx = p->notify_ctx;
+	ep.thread_create = p->thread_create;
 	rc = vema_em_create(&ep, cfg, &em->engine, err, errlen);
 	if (rc < 0)
 		goto fail;

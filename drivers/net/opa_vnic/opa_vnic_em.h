@@ -30,6 +30,8 @@ struct opa_vnic_em_params {
 	uint32_t poll_interval_ms;	/* 0 = VEMA_EM_POLL_INTERVAL_MS */
 	void (*notify)(void *ctx, enum vema_em_note note, const char *msg);	/* optional */
 	void *notify_ctx;
+	/* Embedded mode: how the engine's thread is created (vema_em_params.thread_create). */
+	int (*thread_create)(pthread_t *tid, const char *name, void *(*fn)(void *), void *arg);
 };
 
 void opa_vnic_em_params_init(struct opa_vnic_em_params *p);

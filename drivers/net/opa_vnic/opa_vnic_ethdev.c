@@ -229,6 +229,7 @@ opa_vnic_dev_start(struct rte_eth_dev *dev)
 		return rc;
 	}
 	opa_vnic_vport_publish(vp);
+	opa_vnic_ctrl_app_state(vp);
 	for (q = 0; q < dev->data->nb_rx_queues; q++)
 		dev->data->rx_queue_state[q] = RTE_ETH_QUEUE_STATE_STARTED;
 	for (q = 0; q < dev->data->nb_tx_queues; q++)
@@ -251,6 +252,7 @@ opa_vnic_dev_stop(struct rte_eth_dev *dev)
 	}
 	vp->started = false;
 	opa_vnic_vport_publish(vp);
+	opa_vnic_ctrl_app_state(vp);
 	for (q = 0; q < OPA_VNIC_MAX_QUEUES; q++)
 		if (vp->rxq[q] != NULL)
 			__atomic_store_n(&vp->rxq[q]->running, false, __ATOMIC_RELEASE);
@@ -281,6 +283,7 @@ opa_vnic_dev_close(struct rte_eth_dev *dev)
 		opa_vnic_tx_queue_release(dev, q);
 	}
 	opa_vnic_hfi_detach(vp);
+	opa_vnic_em_ref_put(vp);
 	opa_vnic_vport_conf_free(vp);
 	pthread_mutex_lock(&domain_lock);
 	if (--switch_domain_users == 0) {
@@ -303,47 +306,72 @@ opa_vnic_link_update(struct rte_eth_dev *dev, int wait_to_complete)
 	return rte_eth_linkstatus_set(dev, &link);
 }
 
+/* Administrative up/down opens or closes the vport, as the kernel's ndo_open/ndo_stop. */
 static int
 opa_vnic_set_link_up(struct rte_eth_dev *dev)
 {
-	VPORT_UPDATE(dev, vp_->admin_up = true);
+	VPORT_UPDATE(dev, { vp_->admin_up = true; opa_vnic_ctrl_app_state(vp_); });
 }
 
 static int
 opa_vnic_set_link_down(struct rte_eth_dev *dev)
 {
-	VPORT_UPDATE(dev, vp_->admin_up = false);
+	VPORT_UPDATE(dev, { vp_->admin_up = false; opa_vnic_ctrl_app_state(vp_); });
+}
+
+/*
+ * Receive-mode changes are the kernel's ndo_set_rx_mode: VEMA re-reads the
+ * address lists. ethdev replays the MAC addresses and modes at every start:
+ * only real changes are reported.
+ */
+static void
+vport_flag_set(struct opa_vnic_vport *vp, bool *flag, bool on)
+{
+	if (*flag != on)
+		opa_vnic_ctrl_event(vp, VEMA_EV_RX_MODE);
+	*flag = on;
 }
 
 static int
 opa_vnic_promiscuous_enable(struct rte_eth_dev *dev)
 {
-	VPORT_UPDATE(dev, vp_->promisc = true);
+	VPORT_UPDATE(dev, vport_flag_set(vp_, &vp_->promisc, true));
 }
 
 static int
 opa_vnic_promiscuous_disable(struct rte_eth_dev *dev)
 {
-	VPORT_UPDATE(dev, vp_->promisc = false);
+	VPORT_UPDATE(dev, vport_flag_set(vp_, &vp_->promisc, false));
 }
 
 static int
 opa_vnic_allmulticast_enable(struct rte_eth_dev *dev)
 {
-	VPORT_UPDATE(dev, vp_->allmulti = true);
+	VPORT_UPDATE(dev, vport_flag_set(vp_, &vp_->allmulti, true));
 }
 
 static int
 opa_vnic_allmulticast_disable(struct rte_eth_dev *dev)
 {
-	VPORT_UPDATE(dev, vp_->allmulti = false);
+	VPORT_UPDATE(dev, vport_flag_set(vp_, &vp_->allmulti, false));
 }
 
-/* ethdev stores MAC changes after the op returns; the snapshot needs them now. */
+/* Store a MAC address (ethdev does after the op; the snapshot needs it now). */
+static void
+vport_mac_store(struct opa_vnic_vport *vp, uint32_t index, const struct rte_ether_addr *addr)
+{
+	struct rte_ether_addr *slot = &vp->eth_dev->data->mac_addrs[index];
+
+	if (rte_is_same_ether_addr(slot, addr))
+		return;
+	rte_ether_addr_copy(addr, slot);
+	opa_vnic_ctrl_event(vp, index == 0 ? VEMA_EV_MAC_CHANGED : VEMA_EV_RX_MODE);
+}
+
 static int
 opa_vnic_mac_addr_set(struct rte_eth_dev *dev, struct rte_ether_addr *addr)
 {
-	VPORT_UPDATE(dev, rte_ether_addr_copy(addr, &dev->data->mac_addrs[0]));
+	VPORT_UPDATE(dev, vport_mac_store(vp_, 0, addr));
 }
 
 static int
@@ -351,7 +379,7 @@ opa_vnic_mac_addr_add(struct rte_eth_dev *dev, struct rte_ether_addr *addr, uint
 		      uint32_t vmdq)
 {
 	RTE_SET_USED(vmdq);
-	VPORT_UPDATE(dev, rte_ether_addr_copy(addr, &dev->data->mac_addrs[index]));
+	VPORT_UPDATE(dev, vport_mac_store(vp_, index, addr));
 }
 
 static void
@@ -362,6 +390,7 @@ opa_vnic_mac_addr_remove(struct rte_eth_dev *dev, uint32_t index)
 	pthread_mutex_lock(&vp->hfi->lock);
 	memset(&dev->data->mac_addrs[index], 0, sizeof(dev->data->mac_addrs[index]));
 	opa_vnic_vport_publish(vp);
+	opa_vnic_ctrl_event(vp, VEMA_EV_RX_MODE);
 	pthread_mutex_unlock(&vp->hfi->lock);
 }
 
@@ -386,6 +415,7 @@ opa_vnic_set_mc_addr_list(struct rte_eth_dev *dev, struct rte_ether_addr *list, 
 		for (i = 0; i < n; i++)
 			memcpy(vp_->mc[i], list[i].addr_bytes, 6);
 		vp_->n_mc = n;
+		opa_vnic_ctrl_event(vp_, VEMA_EV_RX_MODE);
 	});
 }
 
@@ -441,9 +471,11 @@ opa_vnic_priv_dump(struct rte_eth_dev *dev, FILE *f)
 	struct opa_vnic_vport *vp = dev->data->dev_private;
 	struct opa_vnic_hfi *hfi = vp->hfi;
 	const struct opa_vnic_vport_cfg *c = &vp->conf.cfg;
+	struct opa_vnic_ctrl_stats cs;
 	struct opa_vnic_counters k;
 	unsigned int q;
 
+	opa_vnic_ctrl_stats(hfi, &cs);
 	pthread_mutex_lock(&hfi->lock);
 	fprintf(f, "%s: vport %u on hfi %s (LID 0x%x, link %s, engine %s, fabric %s)\n",
 		vp->name, vp->index, hfi->name, hfi->lid,
@@ -472,9 +504,18 @@ opa_vnic_priv_dump(struct rte_eth_dev *dev, FILE *f)
 				hfi_sdma_in_flight(t->sdma), t->stats.packets);
 	}
 	fprintf(f, "  hfi: %u vports started, shared context %d (drained %" PRIu64 "), RSM "
-		"entropy bits %u, MADs ignored (em=off) %" PRIu64 "\n", hfi->n_started,
+		"entropy bits %u\n", hfi->n_started,
 		hfi->shared.rcv != NULL ? (int)hfi->shared.ctxt : -1, hfi->shared.drained,
-		hfi->rsm_k, hfi->mads_ignored);
+		hfi->rsm_k);
+	if (cs.agent)
+		fprintf(f, "  VEMA agent: %" PRIu64 " MADs, %" PRIu64 " responses (%" PRIu64
+			" 0x000C, %" PRIu64 " 0x001C), %" PRIu64 " traps sent (%" PRIu64
+			" rate-limited, %" PRIu64 " without trap LID), %" PRIu64 " events\n",
+			cs.vema.rx_mads, cs.vema.responses, cs.vema.status_unsupported,
+			cs.vema.status_invalid, cs.vema.traps_sent, cs.vema.traps_rate_limited,
+			cs.vema.traps_no_lid, cs.vema.events);
+	else
+		fprintf(f, "  em=off: %" PRIu64 " MADs ignored\n", cs.mads_ignored);
 	opa_vnic_counters_raw(vp, &k);
 	pthread_mutex_unlock(&hfi->lock);
 	fprintf(f, "  kernel counters: rx_packets %" PRIu64 " tx_packets %" PRIu64
@@ -584,15 +625,30 @@ opa_vnic_probe(struct rte_vdev_device *vdev)
 	pthread_mutex_lock(&vp->hfi->lock);
 	rc = opa_vnic_vport_publish(vp);
 	pthread_mutex_unlock(&vp->hfi->lock);
+	if (rc == 0) {
+		rc = opa_vnic_ctrl_vport_add(vp);
+		if (rc != 0)
+			snprintf(err, sizeof(err), "the VEMA agent cannot take vport %u: %s",
+				 vp->index, strerror(-rc));
+	}
+	if (rc == 0)
+		rc = opa_vnic_em_ref_get(vp, &da, err, sizeof(err));
 	if (rc != 0) {
+		OPA_VNIC_LOG(ERR, "%s: %s", name, err);
 		opa_vnic_hfi_detach(vp);
+		opa_vnic_vport_conf_free(vp);
 		goto fail_domain;
 	}
 	rte_eth_dev_probing_finish(eth_dev);
-	OPA_VNIC_LOG(INFO, "%s: port %u = vport %u of hfi %s (LID 0x%x), vesw %u, MAC "
-		     RTE_ETHER_ADDR_PRT_FMT, name, vp->port_id, vp->index, vp->hfi->name,
-		     vp->hfi->lid, vp->conf.cfg.vesw_id,
-		     RTE_ETHER_ADDR_BYTES(&eth_dev->data->mac_addrs[0]));
+	if (da.em == OPA_VNIC_EM_OFF)
+		OPA_VNIC_LOG(INFO, "%s: port %u = vport %u of hfi %s (LID 0x%x), vesw %u, MAC "
+			     RTE_ETHER_ADDR_PRT_FMT, name, vp->port_id, vp->index, vp->hfi->name,
+			     vp->hfi->lid, vp->conf.cfg.vesw_id,
+			     RTE_ETHER_ADDR_BYTES(&eth_dev->data->mac_addrs[0]));
+	else
+		OPA_VNIC_LOG(INFO, "%s: port %u = vport %u of hfi %s (LID 0x%x), configured by "
+			     "the %s EM", name, vp->port_id, vp->index, vp->hfi->name,
+			     vp->hfi->lid, vp->em != NULL ? "embedded" : "fabric's");
 	return 0;
 fail_domain:
 	pthread_mutex_lock(&domain_lock);
@@ -678,7 +734,8 @@ RTE_INIT(opa_vnic_init)
 
 RTE_PMD_REGISTER_PARAM_STRING(net_opa_vnic,
 	"hfi=<swN|PCI address> vport=<0..254> fabric=<name|shm:NAME> icrc=hw|sw "
-	"engine=inline|thread em=on|off lid=<1..0xefffff> capture=<pcapng file> "
+	"engine=inline|thread em=on|off|external em_config=<EM configuration file> "
+	"lid=<1..0xefffff> capture=<pcapng file> "
 	"vesw_id=<1..4095> fabric_id=<0..1023> pkey=<P_Key> base_mac=<MAC> mcast_dlid=<LID> "
 	"ucast_dlid=[<LID>,...] def_port_mask=<0..0xffff> sc=<0..31> vl=<0..15> "
 	"rc=<0..0x07777777> eth_mtu=<68..10240> state=forwarding|drop_all vl_from_pcp=0|1");

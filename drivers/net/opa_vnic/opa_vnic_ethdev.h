@@ -43,6 +43,7 @@
 #include "opa_vnic_config.h"
 #include "opa_vnic_devargs.h"
 #include "opa_vnic_encap.h"
+#include "vema_agent.h"
 
 extern int opa_vnic_logtype;
 #define OPA_VNIC_LOG(level, fmt, ...) \
@@ -258,6 +259,7 @@ struct opa_vnic_vport {
 	bool promisc;
 	bool allmulti;
 	bool vesw_conflict;			/* another vport of the HFI owns the vesw id */
+	bool app_open;				/* started and up, as VEMA was told */
 	/* queues: under hfi->lock */
 	struct opa_vnic_rxq *rxq[OPA_VNIC_MAX_QUEUES];
 	struct opa_vnic_txq *txq[OPA_VNIC_MAX_QUEUES];
@@ -267,6 +269,7 @@ struct opa_vnic_vport {
 	/* link events: control thread */
 	int link_reported;			/* -1 none yet, 0 down, 1 up */
 	unsigned int users;			/* control-thread references (under hfi->lock) */
+	struct opa_vnic_em_ref *em;		/* the embedded EM this vport holds, or NULL */
 };
 
 /* ---- HFI ---- */
@@ -302,12 +305,7 @@ struct opa_vnic_hfi {
 	uint64_t rx_async[OPA_VNIC_RXE_NUM];	/* packets no vport can be named for (atomic) */
 	struct opa_vnic_shared shared;
 	unsigned int rsm_k;			/* entropy bits of the RSM index */
-	/* control thread */
-	pthread_t ctrl_tid;
-	bool ctrl_running;
-	bool ctrl_stop;				/* atomic */
-	int wake_fd;
-	uint64_t mads_ignored;			/* MADs received with em=off */
+	struct opa_vnic_ctrl *ctrl;		/* control thread and VEMA agent */
 };
 
 /* The vswitch MTU as the kernel applies it: max(eth_mtu, 68). */
@@ -330,12 +328,57 @@ void opa_vnic_hfi_program_rsm(struct opa_vnic_hfi *hfi);
 void opa_vnic_hfi_quiesce(struct opa_vnic_hfi *hfi);
 int opa_vnic_hfi_rx_start(struct opa_vnic_hfi *hfi, struct opa_vnic_vport *vp);
 void opa_vnic_hfi_rx_stop(struct opa_vnic_hfi *hfi, struct opa_vnic_vport *vp);
-/* Ask the control thread to refresh link states and raise LSC events. */
-void opa_vnic_hfi_wake(struct opa_vnic_hfi *hfi);
 /* The vport with the lowest index: the kernel reports HFI-level drops on it. */
 bool opa_vnic_hfi_is_first_vport(const struct opa_vnic_hfi *hfi, const struct opa_vnic_vport *vp);
 /* Visit every HFI under the registry lock. */
 void opa_vnic_hfi_foreach(void (*fn)(struct opa_vnic_hfi *hfi, void *arg), void *arg);
+
+/* ---- opa_vnic_ctrl.c ---- */
+
+/* DPDK's control-thread API (every control thread of the PMD): 0 or a negative errno. */
+int opa_vnic_ctrl_thread_create(pthread_t *tid, const char *name, void *(*fn)(void *),
+				void *arg);
+/*
+ * Start the control plane of an HFI (link callback, VEMA agent and its
+ * transport unless em=off, control thread); 0 or a negative errno with err.
+ */
+int opa_vnic_ctrl_start(struct opa_vnic_hfi *hfi, char *err, size_t errlen);
+/* Stop and join the control thread; release the agent and its transport. */
+void opa_vnic_ctrl_stop(struct opa_vnic_hfi *hfi);
+/* Ask the control thread to refresh link states and raise LSC events. */
+void opa_vnic_hfi_wake(struct opa_vnic_hfi *hfi);
+/*
+ * A probed vport joins the agent (vema_agent_vport_add(), or the configuration
+ * the EM already set for its index is applied). Waits for the control thread;
+ * no HFI lock held. 0 or a negative errno.
+ */
+int opa_vnic_ctrl_vport_add(struct opa_vnic_vport *vp);
+/* Queue an application event for the agent (nothing with em=off). */
+void opa_vnic_ctrl_event(struct opa_vnic_vport *vp, enum vema_vport_event ev);
+/* started/admin_up may have changed: the vport opens or closes in VEMA (lock held). */
+void opa_vnic_ctrl_app_state(struct opa_vnic_vport *vp);
+
+struct opa_vnic_ctrl_stats {
+	bool agent;				/* a VEMA agent runs (em=on|external) */
+	struct vema_agent_stats vema;
+	uint64_t mads_ignored;			/* MADs received with em=off */
+};
+
+void opa_vnic_ctrl_stats(struct opa_vnic_hfi *hfi, struct opa_vnic_ctrl_stats *st);
+
+/* ---- opa_vnic_embedded_em.c ---- */
+
+/*
+ * Take a reference on the embedded EM of the vport's fabric (started by the
+ * first reference) when em=on on an in-process software fabric; vp->em stays
+ * NULL otherwise. 0 or -EINVAL with err (configuration file, conflict).
+ */
+int opa_vnic_em_ref_get(struct opa_vnic_vport *vp, const struct opa_vnic_devargs *da,
+			char *err, size_t errlen);
+/* Drop it; the last reference stops the EM. */
+void opa_vnic_em_ref_put(struct opa_vnic_vport *vp);
+/* Re-read the embedded EM's configuration file: 0, -ENOENT (no embedded EM), -EINVAL. */
+int opa_vnic_em_ref_reload(struct opa_vnic_vport *vp);
 
 /* ---- opa_vnic_config.c ---- */
 

@@ -5,29 +5,21 @@
 /*
  * The per-HFI object shared by the vports of one HFI: registry and
  * reference count, vport and vesw tables, RSM programming, the shared
- * receive context's lifetime, and the control thread that services the
- * HFI's events and raises link-state-change events.
+ * receive context's lifetime. Its control plane is in opa_vnic_ctrl.c.
  */
 
 #include <errno.h>
-#include <poll.h>
-#include <stdlib.h>
+#include <sched.h>
 #include <string.h>
-#include <sys/eventfd.h>
-#include <unistd.h>
 
-#include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_pause.h>
 
 #include "hfi_eal.h"
-#include "hfi_mad.h"
 #include "opa_vnic_ethdev.h"
 
 static TAILQ_HEAD(, opa_vnic_hfi) opa_vnic_hfis = TAILQ_HEAD_INITIALIZER(opa_vnic_hfis);
 static pthread_mutex_t opa_vnic_hfis_lock = PTHREAD_MUTEX_INITIALIZER;
-
-#define CTRL_POLL_MS	500
 
 void
 opa_vnic_epoch_wait(struct opa_vnic_epoch *e)
@@ -82,16 +74,6 @@ opa_vnic_hfi_foreach(void (*fn)(struct opa_vnic_hfi *hfi, void *arg), void *arg)
 	TAILQ_FOREACH(hfi, &opa_vnic_hfis, next)
 		fn(hfi, arg);
 	pthread_mutex_unlock(&opa_vnic_hfis_lock);
-}
-
-void
-opa_vnic_hfi_wake(struct opa_vnic_hfi *hfi)
-{
-	uint64_t one = 1;
-
-	if (write(hfi->wake_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
-		OPA_VNIC_LOG(ERR, "%s: cannot wake the control thread: %s", hfi->name,
-			     strerror(errno));
 }
 
 /* ---- vesw table and RSM ---- */
@@ -244,98 +226,16 @@ opa_vnic_hfi_rx_stop(struct opa_vnic_hfi *hfi, struct opa_vnic_vport *vp)
 	}
 }
 
-/* ---- control thread ---- */
-
-static void
-hfi_link_cb(struct hfi_dev *dev, enum hfi_link_state state, void *arg)
-{
-	struct opa_vnic_hfi *hfi = arg;
-
-	RTE_SET_USED(dev);
-	OPA_VNIC_LOG(INFO, "%s: link %s", hfi->name, state == HFI_LINK_UP ? "up" : "down");
-	__atomic_store_n(&hfi->link_up, state == HFI_LINK_UP, __ATOMIC_RELEASE);
-}
-
-/* Publish every vport again (link change) and raise the LSC events that follow. */
-static void
-ctrl_refresh(struct opa_vnic_hfi *hfi, bool republish)
-{
-	struct opa_vnic_vport *vps[OPA_VNIC_MAX_VPORT + 1];
-	unsigned int i, n = 0;
-
-	pthread_mutex_lock(&hfi->lock);
-	for (i = 0; i <= OPA_VNIC_MAX_VPORT; i++) {
-		struct opa_vnic_vport *vp = hfi->vports[i];
-
-		if (vp == NULL)
-			continue;
-		if (republish)
-			opa_vnic_vport_publish(vp);
-		vp->users++;
-		vps[n++] = vp;
-	}
-	pthread_mutex_unlock(&hfi->lock);
-	/* Application callbacks run here, with no driver lock held. */
-	for (i = 0; i < n; i++)
-		opa_vnic_vport_report_link(vps[i]);
-	pthread_mutex_lock(&hfi->lock);
-	for (i = 0; i < n; i++)
-		vps[i]->users--;
-	pthread_cond_broadcast(&hfi->cond);
-	pthread_mutex_unlock(&hfi->lock);
-}
-
-static void *
-ctrl_main(void *arg)
-{
-	struct opa_vnic_hfi *hfi = arg;
-	bool link = __atomic_load_n(&hfi->link_up, __ATOMIC_ACQUIRE);
-	struct pollfd pfd[2] = {
-		{ .fd = hfi->wake_fd, .events = POLLIN },
-		{ .fd = hfi_dev_event_fd(hfi->dev), .events = POLLIN },
-	};
-	unsigned int nfd = pfd[1].fd >= 0 ? 2 : 1;
-
-	while (!__atomic_load_n(&hfi->ctrl_stop, __ATOMIC_ACQUIRE)) {
-		struct hfi_mad_addr from;
-		uint8_t mad[HFI_MAD_SIZE];
-		size_t len;
-		uint64_t v;
-		bool now;
-
-		poll(pfd, nfd, CTRL_POLL_MS);
-		if (__atomic_load_n(&hfi->ctrl_stop, __ATOMIC_ACQUIRE))
-			break;
-		if (read(hfi->wake_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
-			break;
-		hfi_dev_process_events(hfi->dev);
-		/* em=off: nobody answers the EM; MADs are read so they do not pile up. */
-		while (hfi_mad_recv(hfi->dev, &from, mad, &len, 0) == 0)
-			hfi->mads_ignored++;
-		now = __atomic_load_n(&hfi->link_up, __ATOMIC_ACQUIRE);
-		ctrl_refresh(hfi, now != link);
-		link = now;
-	}
-	return NULL;
-}
-
 /* ---- registry, attach and detach ---- */
 
 static void
 hfi_destroy(struct opa_vnic_hfi *hfi)
 {
-	if (hfi->ctrl_running) {
-		__atomic_store_n(&hfi->ctrl_stop, true, __ATOMIC_RELEASE);
-		opa_vnic_hfi_wake(hfi);
-		pthread_join(hfi->ctrl_tid, NULL);
-	}
+	opa_vnic_ctrl_stop(hfi);
 	if (hfi->dev != NULL) {
-		hfi_dev_link_cb_unregister(hfi->dev, hfi_link_cb, hfi);
 		opa_vnic_shared_release(hfi);
 		hfi_dev_close(hfi->dev);
 	}
-	if (hfi->wake_fd >= 0)
-		close(hfi->wake_fd);
 	pthread_cond_destroy(&hfi->cond);
 	pthread_mutex_destroy(&hfi->lock);
 	rte_free(hfi);
@@ -346,7 +246,6 @@ hfi_create(const struct opa_vnic_devargs *da, const char *by, char *err, size_t 
 {
 	struct hfi_dev_params p;
 	struct opa_vnic_hfi *hfi;
-	char tname[RTE_MAX_THREAD_NAME_LEN];
 	uint16_t pkeys[HFI_PKEY_TABLE_SIZE];
 	int rc;
 
@@ -355,7 +254,6 @@ hfi_create(const struct opa_vnic_devargs *da, const char *by, char *err, size_t 
 		snprintf(err, errlen, "hfi=%s: out of memory", da->hfi);
 		return NULL;
 	}
-	hfi->wake_fd = -1;
 	pthread_mutex_init(&hfi->lock, NULL);
 	pthread_cond_init(&hfi->cond, NULL);
 	snprintf(hfi->name, sizeof(hfi->name), "%s", da->hfi);
@@ -379,31 +277,21 @@ hfi_create(const struct opa_vnic_devargs *da, const char *by, char *err, size_t 
 	hfi->pkey0 = hfi_dev_pkey_table(hfi->dev, pkeys, HFI_PKEY_TABLE_SIZE) > 0 ?
 		pkeys[0] : 0xffff;
 	hfi->link_up = hfi_dev_link_state(hfi->dev) == HFI_LINK_UP;
-	rc = hfi_dev_link_cb_register(hfi->dev, hfi_link_cb, hfi);
-	if (rc != 0) {
-		snprintf(err, errlen, "hfi=%s: %s", da->hfi, hfi_last_error());
+	if (opa_vnic_ctrl_start(hfi, err, errlen) != 0)
 		goto fail;
-	}
-	hfi->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (hfi->wake_fd < 0) {
-		snprintf(err, errlen, "hfi=%s: eventfd: %s", da->hfi, strerror(errno));
-		goto fail;
-	}
-	snprintf(tname, sizeof(tname), "ovnic-%.9s", da->hfi);
-	rc = rte_ctrl_thread_create(&hfi->ctrl_tid, tname, NULL, ctrl_main, hfi);
-	if (rc != 0) {
-		snprintf(err, errlen, "hfi=%s: cannot start the control thread: %s", da->hfi,
-			 strerror(rc));
-		goto fail;
-	}
-	hfi->ctrl_running = true;
 	return hfi;
 fail:
 	hfi_destroy(hfi);
 	return NULL;
 }
 
-/* HFI-wide keys must agree among the vports of an HFI (when given). */
+static const char *
+em_name(enum opa_vnic_em_mode m)
+{
+	return m == OPA_VNIC_EM_OFF ? "off" : m == OPA_VNIC_EM_ON ? "on" : "external";
+}
+
+/* HFI-wide keys must agree among the vports of an HFI (when given; em always). */
 static int
 check_hfi_args(const struct opa_vnic_hfi *hfi, const struct opa_vnic_devargs *da, char *err,
 	       size_t errlen)
@@ -425,6 +313,10 @@ check_hfi_args(const struct opa_vnic_hfi *hfi, const struct opa_vnic_devargs *da
 	else if ((da->given & OPA_VNIC_DA_CAPTURE) && strcmp(da->capture, o->capture) != 0)
 		snprintf(err, errlen, "capture=%s conflicts with the capture of hfi=%s (opened "
 			 "by %s)", da->capture, hfi->name, hfi->opened_by);
+	else if (da->em != o->em)
+		/* One agent per HFI port serves all of its vports, or none does. */
+		snprintf(err, errlen, "em=%s conflicts with em=%s of hfi=%s (opened by %s)",
+			 em_name(da->em), em_name(o->em), hfi->name, hfi->opened_by);
 	else
 		return 0;
 	return -EINVAL;
@@ -461,7 +353,8 @@ opa_vnic_hfi_attach(struct opa_vnic_vport *vp, const struct opa_vnic_devargs *da
 				 hfi->name, hfi->vports[da->vport]->name);
 			rc = -EEXIST;
 		}
-		for (i = 0; i <= OPA_VNIC_MAX_VPORT && rc == 0; i++)
+		/* Static vesw ids must differ; the EM's are checked when it sets them. */
+		for (i = 0; i <= OPA_VNIC_MAX_VPORT && rc == 0 && da->em == OPA_VNIC_EM_OFF; i++)
 			if (hfi->vports[i] != NULL &&
 			    hfi->vports[i]->conf.cfg.vesw_id == vp->conf.cfg.vesw_id) {
 				snprintf(err, errlen, "vesw_id=%u is already used on hfi=%s by "

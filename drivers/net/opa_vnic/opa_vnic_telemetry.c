@@ -21,6 +21,7 @@ static void
 hfi_add(struct opa_vnic_hfi *hfi, void *arg)
 {
 	struct rte_tel_data *list = arg, *h = rte_tel_data_alloc(), *ports = rte_tel_data_alloc();
+	struct opa_vnic_ctrl_stats cs;
 	unsigned int i;
 
 	if (h == NULL || ports == NULL) {
@@ -30,6 +31,7 @@ hfi_add(struct opa_vnic_hfi *hfi, void *arg)
 	}
 	rte_tel_data_start_dict(h);
 	rte_tel_data_start_array(ports, RTE_TEL_INT_VAL);
+	opa_vnic_ctrl_stats(hfi, &cs);
 	pthread_mutex_lock(&hfi->lock);
 	rte_tel_data_add_dict_string(h, "name", hfi->name);
 	rte_tel_data_add_dict_u64(h, "lid", hfi->lid);
@@ -40,7 +42,18 @@ hfi_add(struct opa_vnic_hfi *hfi, void *arg)
 	rte_tel_data_add_dict_u64(h, "shared_drained", hfi->shared.drained);
 	rte_tel_data_add_dict_u64(h, "rx_nohandler",
 				  hfi->rx_async[OPA_VNIC_RXE_NOHANDLER]);
-	rte_tel_data_add_dict_u64(h, "mads_ignored", hfi->mads_ignored);
+	rte_tel_data_add_dict_string(h, "em", hfi->open_args.em == OPA_VNIC_EM_OFF ? "off" :
+				     hfi->open_args.em == OPA_VNIC_EM_ON ? "on" : "external");
+	if (cs.agent) {
+		rte_tel_data_add_dict_u64(h, "vema_mads", cs.vema.rx_mads);
+		rte_tel_data_add_dict_u64(h, "vema_responses", cs.vema.responses);
+		rte_tel_data_add_dict_u64(h, "vema_traps_sent", cs.vema.traps_sent);
+		rte_tel_data_add_dict_u64(h, "vema_traps_dropped",
+					  cs.vema.traps_rate_limited + cs.vema.traps_no_lid +
+					  cs.vema.traps_send_errors);
+	} else {
+		rte_tel_data_add_dict_u64(h, "mads_ignored", cs.mads_ignored);
+	}
 	for (i = 0; i <= OPA_VNIC_MAX_VPORT; i++)
 		if (hfi->vports[i] != NULL)
 			rte_tel_data_add_array_int(ports, hfi->vports[i]->port_id);

@@ -127,3 +127,13 @@ rte_pmd_opa_vnic_mac_table_get(uint16_t port_id, uint16_t first, uint16_t n,
 	pthread_mutex_unlock(&vp->hfi->lock);
 	return n;
 }
+
+int
+rte_pmd_opa_vnic_em_reload(uint16_t port_id)
+{
+	struct opa_vnic_vport *vp = opa_vnic_vport_of_port(port_id);
+
+	if (vp == NULL || vp->hfi == NULL)
+		return -ENODEV;
+	return opa_vnic_em_ref_reload(vp);
+}

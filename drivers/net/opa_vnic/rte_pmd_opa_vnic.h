@@ -88,6 +88,20 @@ __rte_experimental
 int rte_pmd_opa_vnic_mac_table_get(uint16_t port_id, uint16_t first, uint16_t n,
 				   struct rte_pmd_opa_vnic_mac_entry *out);
 
+/**
+ * Make the embedded EM that configures this port (em=on on an in-process
+ * software fabric) read its configuration file (em_config) again, as SIGHUP
+ * does for dpdk-test-vnic em: vports removed from the file get a DeleteVesw,
+ * new ones are configured, changed vswitches are set again. Without em_config
+ * (the default configuration) nothing changes.
+ *
+ * @return 0; -ENODEV if port_id is not a VNIC port; -ENOENT if no embedded EM
+ *   configures it; -EINVAL if the file is rejected (the running configuration
+ *   stays; the log names every bad line).
+ */
+__rte_experimental
+int rte_pmd_opa_vnic_em_reload(uint16_t port_id);
+
 #ifdef __cplusplus
 }
 #endif

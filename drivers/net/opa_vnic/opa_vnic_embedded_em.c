@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 dpdk-opa-vnic authors
+ */
+
+/*
+ * The embedded EMs of the PMD (em=on): one per in-process software fabric,
+ * started with the first vport of that fabric and stopped with its last
+ * one. Each is the EM simulator of opa_vnic_em.h on a management HFI of its
+ * own, driven by a DPDK control thread; its configuration is the em_config
+ * file or, without one, one vesw (id 1) holding every vport it discovers.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+
+#include "opa_vnic_em.h"
+#include "opa_vnic_ethdev.h"
+
+struct opa_vnic_em_ref {
+	TAILQ_ENTRY(opa_vnic_em_ref) next;
+	char fabric[OPA_VNIC_FABRIC_NAME_LEN];
+	char config[OPA_VNIC_PATH_LEN];		/* "" = the default configuration */
+	struct opa_vnic_em *em;
+	unsigned int users;			/* vports (registry lock) */
+};
+
+/*
+ * The embedded EM's LID unless its configuration names one: the top of the
+ * 16-bit unicast range, away from the LIDs the fabric assigns from 1 up (and
+ * that lid= devargs usually pick).
+ */
+#define EMBEDDED_EM_LID		0xbfff
+
+static TAILQ_HEAD(, opa_vnic_em_ref) em_refs = TAILQ_HEAD_INITIALIZER(em_refs);
+static pthread_mutex_t em_refs_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned int em_count;		/* names the EMs' HFIs: sw-em, sw-em2, ... */
+
+static void
+em_note(void *ctx, enum vema_em_note note, const char *msg)
+{
+	const struct opa_vnic_em_ref *r = ctx;
+
+	if (note == VEMA_EM_NOTE_STATE)
+		OPA_VNIC_LOG(INFO, "em[%s]: %s", r->fabric[0] ? r->fabric : "default", msg);
+	else
+		OPA_VNIC_LOG(DEBUG, "em[%s]: %s", r->fabric[0] ? r->fabric : "default", msg);
+}
+
+/* The configuration file of r (the default configuration without one). */
+static struct vema_em_config *
+em_load(const struct opa_vnic_em_ref *r, char *err, size_t errlen)
+{
+	struct vema_em_config *cfg = malloc(sizeof(*cfg));
+	char lines[1024];
+
+	if (cfg == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (r->config[0] == '\0') {
+		vema_em_config_default(cfg);
+		return cfg;
+	}
+	if (vema_em_config_load(cfg, r->config, lines, sizeof(lines)) < 0) {
+		snprintf(err, errlen, "em_config=%s rejected:\n%s", r->config, lines);
+		free(cfg);
+		return NULL;
+	}
+	return cfg;
+}
+
+static struct opa_vnic_em_ref *
+em_start(const struct opa_vnic_devargs *da, char *err, size_t errlen)
+{
+	struct opa_vnic_em_params p;
+	struct vema_em_config *cfg;
+	struct opa_vnic_em_ref *r;
+	char name[16], why[256];
+	int rc;
+
+	r = calloc(1, sizeof(*r));
+	if (r == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	snprintf(r->fabric, sizeof(r->fabric), "%s", da->fabric);
+	snprintf(r->config, sizeof(r->config), "%s", da->em_config);
+	cfg = em_load(r, err, errlen);
+	if (cfg == NULL) {
+		free(r);
+		return NULL;
+	}
+	if (em_count == 0)
+		snprintf(name, sizeof(name), "%s", OPA_VNIC_EM_NAME);
+	else
+		snprintf(name, sizeof(name), "%s%u", OPA_VNIC_EM_NAME, em_count + 1);
+	opa_vnic_em_params_init(&p);
+	p.fabric = r->fabric;
+	p.name = name;
+	p.config = cfg;
+	p.notify = em_note;
+	p.notify_ctx = r;
+	p.thread_create = opa_vnic_ctrl_thread_create;
+	p.lid = cfg->em_lid != 0 ? cfg->em_lid : EMBEDDED_EM_LID;
+	rc = opa_vnic_em_embedded_start(&p, &r->em, why, sizeof(why));
+	if (rc < 0 && cfg->em_lid == 0) {
+		p.lid = 0;	/* taken: any LID the fabric gives */
+		rc = opa_vnic_em_embedded_start(&p, &r->em, why, sizeof(why));
+	}
+	free(cfg);
+	if (rc < 0) {
+		snprintf(err, errlen, "the embedded EM cannot start: %s", why);
+		free(r);
+		return NULL;
+	}
+	em_count++;
+	OPA_VNIC_LOG(INFO, "em[%s]: embedded EM %s started as LID 0x%x (%s)",
+		     r->fabric[0] ? r->fabric : "default", name, opa_vnic_em_lid(r->em),
+		     r->config[0] ? r->config : "one vesw, id 1, holding every vport");
+	return r;
+}
+
+/* Whether the PMD runs an EM for this vport: em=on on an in-process software fabric. */
+static bool
+em_embedded(const struct opa_vnic_vport *vp, const struct opa_vnic_devargs *da)
+{
+	return da->em == OPA_VNIC_EM_ON && hfi_dev_is_sw(vp->hfi->dev) &&
+	       strncmp(da->fabric, "shm:", 4) != 0;
+}
+
+/* What the default configuration (one vesw, indices 0..15 discovered) cannot bring up. */
+static void
+default_config_hints(const struct opa_vnic_vport *vp)
+{
+	struct opa_vnic_hfi *hfi = vp->hfi;
+	unsigned int i, others = 0;
+
+	if (vp->index > VEMA_EM_DISCOVER_LAST)
+		OPA_VNIC_LOG(WARNING, "%s: the embedded EM's default configuration finds vport "
+			     "indices %u..%u only: give em_config=FILE to configure vport %u",
+			     vp->name, VEMA_EM_DISCOVER_FIRST, VEMA_EM_DISCOVER_LAST, vp->index);
+	pthread_mutex_lock(&hfi->lock);
+	for (i = 0; i <= OPA_VNIC_MAX_VPORT; i++)
+		others += hfi->vports[i] != NULL && hfi->vports[i] != vp;
+	pthread_mutex_unlock(&hfi->lock);
+	if (others != 0)
+		OPA_VNIC_LOG(WARNING, "%s: the embedded EM's default configuration has one vswitch, "
+			     "which takes one vport per HFI: give em_config=FILE to use several "
+			     "vports of hfi=%s", vp->name, hfi->name);
+}
+
+int
+opa_vnic_em_ref_get(struct opa_vnic_vport *vp, const struct opa_vnic_devargs *da, char *err,
+		    size_t errlen)
+{
+	struct opa_vnic_em_ref *r;
+	int rc = 0;
+
+	vp->em = NULL;
+	if (!em_embedded(vp, da)) {
+		if (da->given & OPA_VNIC_DA_EM_CONFIG) {
+			snprintf(err, errlen, "em_config=%s: hfi=%s has no embedded EM (only "
+				 "software HFIs of an in-process fabric have one)", da->em_config,
+				 da->hfi);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	pthread_mutex_lock(&em_refs_lock);
+	TAILQ_FOREACH(r, &em_refs, next)
+		if (strcmp(r->fabric, da->fabric) == 0)
+			break;
+	if (r != NULL && (da->given & OPA_VNIC_DA_EM_CONFIG) &&
+	    strcmp(r->config, da->em_config) != 0) {
+		snprintf(err, errlen, "em_config=%s conflicts with the embedded EM already running "
+			 "on this fabric (%s)", da->em_config,
+			 r->config[0] ? r->config : "default configuration");
+		rc = -EINVAL;
+	} else if (r == NULL) {
+		r = em_start(da, err, errlen);
+		if (r != NULL)
+			TAILQ_INSERT_TAIL(&em_refs, r, next);
+		else
+			rc = -EINVAL;
+	}
+	if (rc == 0) {
+		r->users++;
+		vp->em = r;
+		if (r->config[0] == '\0')
+			default_config_hints(vp);
+	}
+	pthread_mutex_unlock(&em_refs_lock);
+	return rc;
+}
+
+void
+opa_vnic_em_ref_put(struct opa_vnic_vport *vp)
+{
+	struct opa_vnic_em_ref *r = vp->em;
+	bool last;
+
+	if (r == NULL)
+		return;
+	vp->em = NULL;
+	pthread_mutex_lock(&em_refs_lock);
+	last = --r->users == 0;
+	if (last)
+		TAILQ_REMOVE(&em_refs, r, next);
+	pthread_mutex_unlock(&em_refs_lock);
+	if (!last)
+		return;
+	opa_vnic_em_embedded_stop(r->em);
+	OPA_VNIC_LOG(INFO, "em[%s]: embedded EM stopped", r->fabric[0] ? r->fabric : "default");
+	free(r);
+}
+
+int
+opa_vnic_em_ref_reload(struct opa_vnic_vport *vp)
+{
+	struct opa_vnic_em_ref *r = vp->em;
+	struct vema_em_config *cfg;
+	char err[1200];
+	int rc;
+
+	if (r == NULL)
+		return -ENOENT;
+	cfg = em_load(r, err, sizeof(err));
+	if (cfg == NULL) {
+		OPA_VNIC_LOG(ERR, "%s: %s", vp->name, err);
+		return -EINVAL;
+	}
+	rc = vema_em_reload(opa_vnic_em_engine(r->em), cfg, err, sizeof(err));
+	free(cfg);
+	if (rc < 0)
+		OPA_VNIC_LOG(ERR, "%s: em_config=%s: %s", vp->name, r->config, err);
+	else
+		OPA_VNIC_LOG(INFO, "em[%s]: configuration reloaded",
+			     r->fabric[0] ? r->fabric : "default");
+	return rc;
+}
