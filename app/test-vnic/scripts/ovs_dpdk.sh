@@ -338,14 +338,16 @@ settled 4 rx_bytes 9014 || fail "p3 received $(ofstat 4 rx_bytes) bytes after it
 step "mtu_request 9000 carries 9014-byte frames; 9001 refused; 9000 restores the port"
 
 # ---- 7. delete and re-add every vport of sw1, three times ----
-# footprint: fds, the PMD's own threads (control threads ovnic-*, device threads hfi-*,
-# EM threads; every thread the PMD starts is named) and the number of DPDK heap
-# allocations of ovs-vswitchd. Not compared: the total thread count (OVS runs
-# short-lived helper threads of its own after a port change) and the free bytes (the
-# heap may place the same objects differently; a leak shows in the allocation count).
+# footprint: fds, the PMD's threads and the number of DPDK heap allocations of
+# ovs-vswitchd. The PMD's threads are its control threads, one per HFI (ovnic-sw0,
+# ovnic-sw1; em=off, inline engines: no EM or device thread), so exactly 2 must remain.
+# Not compared: the total thread count (OVS runs short-lived helper threads after a
+# port change, some started from a callback on our control thread, so they carry its
+# name for a few seconds) and the free bytes (the heap may place the same objects
+# differently; a leak shows in the allocation count).
 footprint() {
 	echo "fds=$(ls "/proc/$VPID/fd" | wc -l)" \
-		"pmd_threads=$(cat /proc/"$VPID"/task/*/comm | grep -cE '^(ovnic-|hfi-|vema-)')" \
+		"ctrl_threads=$(cat /proc/"$VPID"/task/*/comm | grep -cE '^(ovnic-|hfi-|vema-)')" \
 		"$(appctl dpdk/get-malloc-stats | awk -F'[:,]' '/Heap id:0/ { h = 1 }
 			/Heap id:1/ { h = 0 } h && /Alloc_count/ { printf "%s=%s", $1, $2 }' |
 			tr -d '\t')"
@@ -358,8 +360,10 @@ for c in 1 2 3; do
 	check_port p1
 	check_port p3
 	fp=""
-	wait_for 15 eval 'fp=$(footprint); [ $c = 1 ] || [ "$fp" = "$fp1" ]'
+	wait_for 15 eval 'fp=$(footprint); case "$fp" in *" ctrl_threads=2 "*) ;; *) false;; esac &&
+		{ [ $c = 1 ] || [ "$fp" = "$fp1" ]; }'
 	[ $c = 1 ] && fp1=$fp
+	case "$fp" in *" ctrl_threads=2 "*) ;; *) fail "cycle $c: footprint $fp: not 2 control threads";; esac
 	[ "$fp" = "$fp1" ] || fail "cycle $c: footprint $fp, after cycle 1: $fp1"
 done
 n=$(grep -c "Device '${DEVARGS[p1]}' has been removed and detached" "$LOG")
