@@ -16,6 +16,7 @@
 #include <rte_ip.h>
 #include <rte_udp.h>
 
+#include "eal_lcores.h"
 #include "hfi_fault.h"
 #include "opa_vnic_encap.h"
 #include "pmd_test.h"
@@ -42,6 +43,8 @@ pt_eal_init(const char *scenario, const char *lcores)
 	argv[argc++] = (char *)"--log-level=pmd.net.opa_vnic:info";
 	if (lcores != NULL) {
 		snprintf(lc, sizeof(lc), "--lcores=%s", lcores);
+		argv[argc++] = lc;
+	} else if (eal_floating_lcore_arg(lc, sizeof(lc)) == 0) {
 		argv[argc++] = lc;
 	}
 	argv[argc] = NULL;

@@ -47,7 +47,8 @@ struct pt_payload {
 extern struct rte_mempool *pt_mp;
 extern const struct rte_ether_addr pt_mcast_mac;
 
-/* Start EAL for a scenario (unique file prefix; lcores as EAL's --lcores, or NULL). */
+/* Start EAL for a scenario (unique file prefix; lcores as EAL's --lcores, or NULL for
+ * one main lcore free to run on any CPU). */
 int pt_eal_init(const char *scenario, const char *lcores);
 
 /* rte_dev_probe() of devargs; *port gets the new port. Returns its result. */
