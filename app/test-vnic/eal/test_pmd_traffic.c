@@ -143,7 +143,7 @@ demux_send(struct demux *d, unsigned int h, unsigned int v)
 				m[j] = pt_frame(pt_mp, dst, src, (enum pt_kind)k, i + j,
 						(uint16_t)(i + j), 128);
 			assert_int_equal(pt_tx(src, (uint16_t)(i / 64 % 2), m, c), c);
-			assert_int_equal(pt_rx(d->all, NP, demux_rx, d, c, 2000), c);
+			assert_int_equal(pt_rx(d->all, NP, demux_rx, d, c, PT_WAIT_MS), c);
 		}
 	}
 }
@@ -430,7 +430,7 @@ pt_test_rxq_share(void **state)
 	/* Polling one member returns the packets of both, each with its port. */
 	send_n(sa, c.a, 64);
 	send_n(sb, c.b, 48);
-	assert_int_equal(pt_rx(&c.a, 1, share_rx, &c, 112, 2000), 112);
+	assert_int_equal(pt_rx(&c.a, 1, share_rx, &c, 112, PT_WAIT_MS), 112);
 	assert_int_equal(c.from_a, 64);
 	assert_int_equal(c.from_b, 48);
 	assert_int_equal(c.bad, 0);
@@ -442,13 +442,13 @@ pt_test_rxq_share(void **state)
 	/* And through the other member. */
 	send_n(sa, c.a, 10);
 	send_n(sb, c.b, 20);
-	assert_int_equal(pt_rx(&c.b, 1, share_rx, &c, 30, 2000), 30);
+	assert_int_equal(pt_rx(&c.b, 1, share_rx, &c, 30, PT_WAIT_MS), 30);
 	assert_int_equal(c.from_a, 74);
 	assert_int_equal(c.from_b, 68);
 	/* A member leaves; the group goes on with the other. */
 	pt_port_remove(c.b);
 	send_n(sa, c.a, 16);
-	assert_int_equal(pt_rx(&c.a, 1, share_rx, &c, 16, 2000), 16);
+	assert_int_equal(pt_rx(&c.a, 1, share_rx, &c, 16, PT_WAIT_MS), 16);
 	assert_int_equal(c.from_a, 90);
 	assert_int_equal(c.bad, 0);
 	pt_port_remove(c.a);
