@@ -47,6 +47,7 @@ uint32_t hfi_crc32_update_portable(uint32_t state, const void *buf, size_t len);
 #define PERF_RUN_MS		20
 #define PERF_QUICK_RUNS		3
 #define PERF_QUICK_RUN_MS	1
+#define PERF_ROW_FMT		"%-18s %6u %6u "
 #define PERF_HFI_MAX_FRAME	(HARNESS_TX_BUF - PBC_SIZE - OPA_VNIC_HDR_LEN - 16)
 
 static const char perf_usage[] =
@@ -196,6 +197,14 @@ op_icrc_portable(struct perf_data *d, uint64_t n)
 	return perf_now() - t0;
 }
 
+/* Receive callback: any RHF error (ICRC, length) fails the measurement. */
+static void
+sw_hfi_rx(const struct hfi_rcv_pkt *pkt, const uint8_t *data, void *arg)
+{
+	(void)data;
+	*(uint64_t *)arg |= pkt->errors;
+}
+
 /*
  * One burst through the software HFI with the inline engine, per packet:
  * build + post on SDMA, doorbell (gather, ICRC insert, switch by DLID),
@@ -205,7 +214,7 @@ op_icrc_portable(struct perf_data *d, uint64_t n)
 static uint64_t
 op_sw_hfi(struct perf_data *d, uint64_t n)
 {
-	uint64_t t0 = perf_now(), i;
+	uint64_t t0 = perf_now(), i, errors = 0;
 	unsigned int k;
 
 	for (i = 0; i < n; i += PERF_BATCH) {
@@ -213,7 +222,8 @@ op_sw_hfi(struct perf_data *d, uint64_t n)
 			if (harness_txq_post(&d->txq, &d->hdr, d->frame, d->frame_len) != 0)
 				return 0;
 		harness_txq_kick(&d->txq);
-		if (harness_rxq_poll(&d->rxq, PERF_BATCH, NULL, NULL) != PERF_BATCH)
+		if (harness_rxq_poll(&d->rxq, PERF_BATCH, sw_hfi_rx, &errors) != PERF_BATCH ||
+		    errors != 0)
 			return 0;
 		harness_txq_reap(&d->txq);
 	}
@@ -361,13 +371,19 @@ cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+struct perf_result {
+	double ns;		/* per packet, median of the runs */
+	double spread;		/* (slowest - fastest run) / median */
+	uint64_t iters;		/* packets per run */
+};
+
 /*
- * ns per packet: the iteration count doubles until one run lasts run_ns,
- * one warm-up run, then the median of runs. 0 when the operation failed.
+ * The iteration count doubles until one run lasts run_ns, one warm-up run,
+ * then the runs. -1 when the operation failed.
  */
-static double
+static int
 measure(const struct perf_op *op, struct perf_data *d, unsigned int runs, uint64_t run_ns,
-	uint64_t *iters)
+	struct perf_result *res)
 {
 	uint64_t n = 64 * op->min_iter, t[101];
 	unsigned int r;
@@ -376,21 +392,23 @@ measure(const struct perf_op *op, struct perf_data *d, unsigned int runs, uint64
 		uint64_t ns = op->run(d, n);
 
 		if (ns == 0)
-			return 0;
+			return -1;
 		if (ns >= run_ns || n >= (UINT64_C(1) << 40))
 			break;
 		n *= 2;
 	}
 	if (op->run(d, n) == 0)
-		return 0;
+		return -1;
 	for (r = 0; r < runs; r++) {
 		t[r] = op->run(d, n);
 		if (t[r] == 0)
-			return 0;
+			return -1;
 	}
 	qsort(t, runs, sizeof(t[0]), cmp_u64);
-	*iters = n;
-	return (double)t[runs / 2] / (double)n;
+	res->iters = n;
+	res->ns = (double)t[runs / 2] / (double)n;
+	res->spread = (double)(t[runs - 1] - t[0]) / (double)t[runs / 2];
+	return 0;
 }
 
 static int
@@ -454,24 +472,23 @@ perf_size(struct perf_data *d, uint32_t frame_len, unsigned int runs, uint64_t r
 	}
 	for (i = 0; i < sizeof(perf_ops) / sizeof(perf_ops[0]); i++) {
 		const struct perf_op *op = &perf_ops[i];
-		uint64_t iters = 0;
-		double t;
+		struct perf_result res;
 
 		if (op->max_frame != 0 && frame_len > op->max_frame) {
-			printf("%-18s %6u %6u %10s %9s %9s %12s\n", op->name, frame_len,
-			       d->pkt_len, "-", "-", "-", "-");
+			printf(PERF_ROW_FMT "%10s %9s %9s %7s %12s\n", op->name, frame_len,
+			       d->pkt_len, "-", "-", "-", "-", "-");
 			continue;
 		}
-		t = measure(op, d, runs, run_ns, &iters);
-		if (t == 0) {
+		if (measure(op, d, runs, run_ns, &res) != 0) {
 			fprintf(stderr, "perf: %s on a %u-byte frame failed\n", op->name,
 				frame_len);
 			return -1;
 		}
 		if (i == 0)
-			ref = t;
-		printf("%-18s %6u %6u %10.1f %9.1f %9.2f %12" PRIu64 "\n", op->name, frame_len,
-		       d->pkt_len, t * ghz, t, t / ref, iters);
+			ref = res.ns;
+		printf(PERF_ROW_FMT "%10.1f %9.1f %9.2f %6.0f%% %12" PRIu64 "\n", op->name,
+		       frame_len, d->pkt_len, res.ns * ghz, res.ns, res.ns / ref,
+		       100 * res.spread, res.iters);
 	}
 	return 0;
 }
@@ -552,8 +569,8 @@ cmd_perf(int argc, char **argv)
 	       runs, run_ms);
 	printf("clock: TSC %.0f MHz, thread CPU time; icrc implementation: %s; x memcpy = time / "
 	       "time of memcpy at the same frame length\n", ghz * 1e3, hfi_crc32_impl());
-	printf("%-18s %6s %6s %10s %9s %9s %12s\n", "op", "frame", "pkt", "cycles", "ns",
-	       "x memcpy", "iterations");
+	printf("%-18s %6s %6s %10s %9s %9s %7s %12s\n", "op", "frame", "pkt", "cycles", "ns",
+	       "x memcpy", "spread", "iterations");
 	for (i = 0; i < nsizes && rc == 0; i++)
 		if (perf_size(&d, sizes[i], runs, (uint64_t)run_ms * 1000000u, ghz) != 0)
 			rc = 1;

@@ -16,20 +16,22 @@ grep -q '^dpdk-test-vnic perf: cycles per packet, median of 3 runs of 1 ms' "$tm
 	fail "no title line"
 grep -Eq '^clock: TSC [0-9]+ MHz, thread CPU time; icrc implementation: (pclmul|slice-by-8);' \
 	"$tmp/out" || fail "no clock line"
-grep -Eq '^op +frame +pkt +cycles +ns +x memcpy +iterations$' "$tmp/out" || fail "no column line"
+grep -Eq '^op +frame +pkt +cycles +ns +x memcpy +spread +iterations$' "$tmp/out" || fail "no column line"
 
 # One row per operation and default size: name, frame, 16B packet length,
-# then four numbers (the software-HFI round trip has no 9000-byte row: "-").
+# cycles, ns, ratio, spread (%) and iterations (the software-HFI round trip
+# has no 9000-byte row: "-").
 for size in 64 1518 9000; do
 	for op in memcpy tx_decide+hdr rx_validate icrc icrc_portable sw_hfi_roundtrip; do
 		row=$(awk -v op="$op" -v s="$size" '$1 == op && $2 == s' "$tmp/out")
 		[ -n "$row" ] || { fail "no row for $op at $size"; continue; }
 		echo "$row" | awk -v op="$op" -v s="$size" '
 			function num(x) { return x ~ /^[0-9]+(\.[0-9]+)?$/ && x + 0 > 0 }
-			NF != 7 { exit 1 }
+			NF != 8 { exit 1 }
 			op == "sw_hfi_roundtrip" && s == 9000 {
-				exit !($4 == "-" && $5 == "-" && $6 == "-" && $7 == "-") }
-			{ exit !(num($3) && num($4) && num($5) && num($6) && $7 ~ /^[0-9]+$/) }' ||
+				exit !($4 $5 $6 $7 $8 == "-----") }
+			{ exit !(num($3) && num($4) && num($5) && num($6) && $7 ~ /^[0-9]+%$/ &&
+				 $8 ~ /^[0-9]+$/) }' ||
 			fail "malformed row: $row"
 	done
 done
