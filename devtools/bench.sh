@@ -52,7 +52,7 @@ die() {
 	exit 2
 }
 
-# num KEY VALUE MIN MAX: VALUE must be a number (decimals allowed with MIN 0) in range.
+# num KEY VALUE MIN MAX: VALUE must be a number (decimals allowed) in MIN..MAX.
 num() {
 	[[ $2 =~ ^[0-9]+(\.[0-9]+)?$ ]] && awk -v v="$2" -v a="$3" -v b="$4" \
 		'BEGIN { exit !(v >= a && v <= b) }' ||

@@ -26,7 +26,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hfi_16b.h"
 #include "hfi_harness.h"
 #include "hfi_icrc.h"
 #include "opa_vnic_encap.h"
@@ -79,22 +78,13 @@ static volatile uint64_t perf_sink;
 
 #define PERF_BARRIER(p)	__asm__ volatile("" : : "r"(p) : "memory")
 
-/* CPU time of this thread, ns: what a run costs, whoever else wants the CPU. */
+/* CPU time of this thread (clock CLOCK_THREAD_CPUTIME_ID) or wall time, in ns. */
 static inline uint64_t
-perf_now(void)
+clock_ns(clockid_t id)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t
-mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(id, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
@@ -103,10 +93,10 @@ static double
 tsc_ghz(unsigned int ms)
 {
 #if defined(__x86_64__) || defined(__i386__)
-	uint64_t t0 = mono_ns(), c0 = __rdtsc(), t1;
+	uint64_t t0 = clock_ns(CLOCK_MONOTONIC), c0 = __rdtsc(), t1;
 
 	do
-		t1 = mono_ns();
+		t1 = clock_ns(CLOCK_MONOTONIC);
 	while (t1 - t0 < (uint64_t)ms * 1000000u);
 	return (double)(__rdtsc() - c0) / (double)(t1 - t0);
 #else
@@ -115,86 +105,84 @@ tsc_ghz(unsigned int ms)
 #endif
 }
 
-/* ---- the operations: each returns the CPU time (ns) of n iterations ---- */
+/* ---- the operations ---- */
 
-static uint64_t
-op_memcpy(struct perf_data *d, uint64_t n)
+#define PERF_FAILED	UINT64_MAX	/* the operation did not succeed on its input */
+
+/*
+ * The loop every operation shares: n packets through once(), step packets
+ * per call, timed in thread CPU time (ns). Always inlined with a constant
+ * once(), so the body is inlined too and no call through a pointer is timed.
+ * once() returns a value to consume (so that nothing is optimised away) or
+ * PERF_FAILED.
+ */
+static inline __attribute__((always_inline)) uint64_t
+perf_loop(struct perf_data *d, uint64_t n, unsigned int step,
+	  uint64_t (*once)(struct perf_data *d))
+{
+	uint64_t t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID), i, acc = 0;
+
+	for (i = 0; i < n; i += step) {
+		uint64_t v = once(d);
+
+		if (v == PERF_FAILED)
+			return PERF_FAILED;
+		acc += v;
+	}
+	perf_sink = acc;
+	return clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+}
+
+static inline uint64_t
+memcpy_once(struct perf_data *d)
 {
 	volatile uint32_t len = d->frame_len;	/* a libc call, as for any length */
-	uint64_t t0 = perf_now(), i;
 
-	for (i = 0; i < n; i++) {
-		memcpy(d->dst, d->frame, len);
-		PERF_BARRIER(d->dst);
-	}
-	return perf_now() - t0;
+	memcpy(d->dst, d->frame, len);
+	PERF_BARRIER(d->dst);
+	return 0;
 }
 
 /* What the PMD does per frame before the SDMA descriptors: hash, decide, PBC, header. */
-static uint64_t
-op_tx(struct perf_data *d, uint64_t n)
+static inline uint64_t
+tx_once(struct perf_data *d)
 {
 	struct opa_vnic_tx_decision dec;
-	uint64_t t0 = perf_now(), i, acc = 0;
+	uint64_t pbc;
 
-	for (i = 0; i < n; i++) {
-		uint32_t hash = opa_vnic_flow_hash(d->frame, d->frame_len);
-		uint64_t pbc;
-
-		if (opa_vnic_tx_decide(&d->tx, NULL, d->frame, d->frame_len, d->frame_len, hash,
-				       &dec) != OPA_VNIC_OK)
-			return 0;
-		pbc = opa_vnic_pbc(dec.pkt_len, dec.vl);
-		memcpy(d->dst, &pbc, sizeof(pbc));
-		opa_vnic_tx_hdr_write(&d->tx, &dec, d->dst + OPA_VNIC_PBC_LEN);
-		PERF_BARRIER(d->dst);
-		acc += dec.pad;
-	}
-	perf_sink = acc;
-	return perf_now() - t0;
+	if (opa_vnic_tx_decide(&d->tx, NULL, d->frame, d->frame_len, d->frame_len,
+			       opa_vnic_flow_hash(d->frame, d->frame_len), &dec) != OPA_VNIC_OK)
+		return PERF_FAILED;
+	pbc = opa_vnic_pbc(dec.pkt_len, dec.vl);
+	memcpy(d->dst, &pbc, sizeof(pbc));
+	opa_vnic_tx_hdr_write(&d->tx, &dec, d->dst + OPA_VNIC_PBC_LEN);
+	PERF_BARRIER(d->dst);
+	return dec.pad;
 }
 
-static uint64_t
-op_rx(struct perf_data *d, uint64_t n)
+static inline uint64_t
+rx_once(struct perf_data *d)
 {
 	struct opa_vnic_rx_info info;
-	uint64_t t0 = perf_now(), i, acc = 0;
 
-	for (i = 0; i < n; i++) {
-		PERF_BARRIER(d->pkt);
-		if (opa_vnic_rx_validate(d->pkt, d->pkt_len, d->frame_len, &info) != OPA_VNIC_OK)
-			return 0;
-		acc += info.frame_len;
-	}
-	perf_sink = acc;
-	return perf_now() - t0;
+	PERF_BARRIER(d->pkt);
+	if (opa_vnic_rx_validate(d->pkt, d->pkt_len, d->frame_len, &info) != OPA_VNIC_OK)
+		return PERF_FAILED;
+	return info.frame_len;
 }
 
-static uint64_t
-op_icrc(struct perf_data *d, uint64_t n)
+static inline uint64_t
+icrc_once(struct perf_data *d)
 {
-	uint64_t t0 = perf_now(), i, acc = 0;
-
-	for (i = 0; i < n; i++) {
-		PERF_BARRIER(d->pkt);
-		acc += hfi_icrc_compute(d->pkt, d->pkt_len);
-	}
-	perf_sink = acc;
-	return perf_now() - t0;
+	PERF_BARRIER(d->pkt);
+	return hfi_icrc_compute(d->pkt, d->pkt_len);
 }
 
-static uint64_t
-op_icrc_portable(struct perf_data *d, uint64_t n)
+static inline uint64_t
+icrc_portable_once(struct perf_data *d)
 {
-	uint64_t t0 = perf_now(), i, acc = 0;
-
-	for (i = 0; i < n; i++) {
-		PERF_BARRIER(d->pkt);
-		acc += hfi_crc32_update_portable(HFI_CRC32_INIT, d->pkt,
-						 hfi_icrc_offset(d->pkt_len));
-	}
-	perf_sink = acc;
-	return perf_now() - t0;
+	PERF_BARRIER(d->pkt);
+	return hfi_crc32_update_portable(HFI_CRC32_INIT, d->pkt, hfi_icrc_offset(d->pkt_len));
 }
 
 /* Receive callback: any RHF error (ICRC, length) fails the measurement. */
@@ -206,29 +194,41 @@ sw_hfi_rx(const struct hfi_rcv_pkt *pkt, const uint8_t *data, void *arg)
 }
 
 /*
- * One burst through the software HFI with the inline engine, per packet:
- * build + post on SDMA, doorbell (gather, ICRC insert, switch by DLID),
- * receive (ICRC and length checks, copy into the eager buffer), poll, reap.
- * n counts packets; a burst is PERF_BATCH of them.
+ * One burst of PERF_BATCH packets through the software HFI with the inline
+ * engine: build + post on SDMA, doorbell (gather, ICRC insert, switch by
+ * DLID), receive (ICRC and length checks, copy into the eager buffer), poll,
+ * reap.
  */
-static uint64_t
-op_sw_hfi(struct perf_data *d, uint64_t n)
+static inline uint64_t
+sw_hfi_once(struct perf_data *d)
 {
-	uint64_t t0 = perf_now(), i, errors = 0;
+	uint64_t errors = 0;
 	unsigned int k;
 
-	for (i = 0; i < n; i += PERF_BATCH) {
-		for (k = 0; k < PERF_BATCH; k++)
-			if (harness_txq_post(&d->txq, &d->hdr, d->frame, d->frame_len) != 0)
-				return 0;
-		harness_txq_kick(&d->txq);
-		if (harness_rxq_poll(&d->rxq, PERF_BATCH, sw_hfi_rx, &errors) != PERF_BATCH ||
-		    errors != 0)
-			return 0;
-		harness_txq_reap(&d->txq);
-	}
-	return perf_now() - t0;
+	for (k = 0; k < PERF_BATCH; k++)
+		if (harness_txq_post(&d->txq, &d->hdr, d->frame, d->frame_len) != 0)
+			return PERF_FAILED;
+	harness_txq_kick(&d->txq);
+	if (harness_rxq_poll(&d->rxq, PERF_BATCH, sw_hfi_rx, &errors) != PERF_BATCH ||
+	    errors != 0)
+		return PERF_FAILED;
+	return harness_txq_reap(&d->txq);
 }
+
+/* One timed function per operation: perf_loop instantiated with its body. */
+#define PERF_OP(name, step)						\
+	static uint64_t							\
+	name##_run(struct perf_data *d, uint64_t n)			\
+	{								\
+		return perf_loop(d, n, step, name##_once);		\
+	}
+
+PERF_OP(memcpy, 1)
+PERF_OP(tx, 1)
+PERF_OP(rx, 1)
+PERF_OP(icrc, 1)
+PERF_OP(icrc_portable, 1)
+PERF_OP(sw_hfi, PERF_BATCH)
 
 struct perf_op {
 	const char *name;
@@ -238,12 +238,12 @@ struct perf_op {
 };
 
 static const struct perf_op perf_ops[] = {
-	{ "memcpy", op_memcpy, 0, 1 },
-	{ "tx_decide+hdr", op_tx, 0, 1 },
-	{ "rx_validate", op_rx, 0, 1 },
-	{ "icrc", op_icrc, 0, 1 },
-	{ "icrc_portable", op_icrc_portable, 0, 1 },
-	{ "sw_hfi_roundtrip", op_sw_hfi, PERF_HFI_MAX_FRAME, PERF_BATCH },
+	{ "memcpy", memcpy_run, 0, 1 },
+	{ "tx_decide+hdr", tx_run, 0, 1 },
+	{ "rx_validate", rx_run, 0, 1 },
+	{ "icrc", icrc_run, 0, 1 },
+	{ "icrc_portable", icrc_portable_run, 0, 1 },
+	{ "sw_hfi_roundtrip", sw_hfi_run, PERF_HFI_MAX_FRAME, PERF_BATCH },
 };
 
 /* ---- set-up ---- */
@@ -391,17 +391,17 @@ measure(const struct perf_op *op, struct perf_data *d, unsigned int runs, uint64
 	for (;;) {
 		uint64_t ns = op->run(d, n);
 
-		if (ns == 0)
+		if (ns == PERF_FAILED)
 			return -1;
 		if (ns >= run_ns || n >= (UINT64_C(1) << 40))
 			break;
 		n *= 2;
 	}
-	if (op->run(d, n) == 0)
+	if (op->run(d, n) == PERF_FAILED)
 		return -1;
 	for (r = 0; r < runs; r++) {
 		t[r] = op->run(d, n);
-		if (t[r] == 0)
+		if (t[r] == PERF_FAILED)
 			return -1;
 	}
 	qsort(t, runs, sizeof(t[0]), cmp_u64);
