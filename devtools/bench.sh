@@ -177,7 +177,7 @@ done
 echo "typed at the testpmd prompt (\"measure S\": the measured window of S seconds):"
 echo "  $(script_lines | paste -sd ';' | sed 's/;/; /g')"
 echo "order: $reps round(s) of [$(for size in $sizes; do
-	printf '%s B: %s; ' "$size" "$(echo $cases)"; done | sed 's/; $//')]"
+	printf '%s B: %s; ' "$size" "$(echo "$cases")"; done | sed 's/; $//')]"
 case " $cases " in
 *" af_packet "*)
 	echo "network: ip netns add $ns; veth pair vb0/vb1 in it (MTU 9000, IPv6 off);" \
@@ -278,7 +278,8 @@ run_one() {
 		acc == 1 && /TX-dropped:/ { drops += $4; acc = 2 }
 		/CPU cycles\/packet=/ && !cyc {
 			split($0, a, "="); cyc = a[2] + 0
-			if (match($0, /at [0-9]+ MHz/)) mhz = substr($0, RSTART + 3, RLENGTH - 7) + 0
+			if (match($0, /at [0-9]+ MHz/))
+				mhz = substr($0, RSTART + 3, RLENGTH - 7) + 0
 		}
 		END {
 			mpps = (n >= 2 ? pps[n] + pps[n - 1] : 0) / 1e6
@@ -315,11 +316,16 @@ components() {
 	perf report -i "$1" --no-children --sort dso,srcfile -q --stdio 2>/dev/null | awk '
 		$1 ~ /%$/ {
 			p = $1 + 0; dso = $2; src = $3
-			if (src ~ /^(opa_vnic_|rte_pmd_opa_vnic)/) k = "PMD (drivers/net/opa_vnic)"
-			else if (src ~ /^hfi_(sdma|rcv|dev|eal)\./) k = "HFI ring code (hfi_sdma, hfi_rcv)"
-			else if (src ~ /^(hfi_sw\.c|hfi_16b\.h|hfi_regs\.h)/) k = "software HFI model (sw/hfi_sw.c)"
-			else if (src ~ /^hfi_(fabric|capture)/) k = "software fabric (sw/hfi_fabric.c)"
-			else if (src ~ /^hfi_icrc|mmintrin\.h$/) k = "CRC-32 (hfi_icrc.c)"
+			if (src ~ /^(opa_vnic_|rte_pmd_opa_vnic)/)
+				k = "PMD (drivers/net/opa_vnic)"
+			else if (src ~ /^hfi_(sdma|rcv|dev|eal)\./)
+				k = "HFI ring code (hfi_sdma, hfi_rcv)"
+			else if (src ~ /^(hfi_sw\.c|hfi_16b\.h|hfi_regs\.h)/)
+				k = "software HFI model (sw/hfi_sw.c)"
+			else if (src ~ /^hfi_(fabric|capture)/)
+				k = "software fabric (sw/hfi_fabric.c)"
+			else if (src ~ /^hfi_icrc|mmintrin\.h$/)
+				k = "CRC-32 (hfi_icrc.c)"
 			else if (src ~ /mem(move|cpy|set)/ || dso ~ /^libc/) k = "libc (memcpy)"
 			else if (src ~ /^rte_(mbuf|mempool)/ || dso ~ /librte_(mbuf|mempool)/)
 				k = "mbufs and mempools"
@@ -396,16 +402,18 @@ awk -v sizes="$sizes" -v cases="$cases" -v labels="$labels" '
 			for (j = 1; j <= nc; j++) {
 				k = S[i] SUBSEP C[j]
 				if (!(k in n)) {
-					printf "| %s | %s | failed | | | | | | | |\n", S[i], label[C[j]]
+					printf "| %s | %s | failed | | | | | | | |\n", S[i],
+						label[C[j]]
 					continue
 				}
 				cy = median(cyc[k])
-				printf "| %s | %s | %.0f | %s | %s | %.0f%% | %.2f | %.2f | %.0f | %d |\n",
+				printf "| %s | %s | %.0f | %s | %s | %.0f%% | %.2f | %.2f |",
 					S[i], label[C[j]], cy,
 					base_n ? sprintf("%.2f", cy / base_n) : "n/a",
 					base_k ? sprintf("%.2f", base_k / cy) : "n/a",
-					100 * (hi[k] - lo[k]) / cy, median(mpps[k]), median(cores[k]),
-					median(lcyc[k]), drops[k]
+					100 * (hi[k] - lo[k]) / cy, median(mpps[k]),
+					median(cores[k])
+				printf " %.0f | %d |\n", median(lcyc[k]), drops[k]
 			}
 		}
 		printf "\nTSC: %d MHz\n", mhz

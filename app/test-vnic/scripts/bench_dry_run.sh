@@ -40,7 +40,8 @@ for size in 64 1518; do
 	for mode in engine=inline,icrc=hw engine=inline,icrc=sw engine=thread,icrc=hw; do
 		grep -q "net_opa_vnic0,[^ ]*$mode" "$tmp/s" || fail "$size B: no $mode run"
 	done
-	[ "$(grep -c -- '--eth-peer=0,02:10:00:02:00:00 --eth-peer=1,02:10:00:01:00:00' "$tmp/s")" = 3 ] ||
+	peers='--eth-peer=0,02:10:00:02:00:00 --eth-peer=1,02:10:00:01:00:00'
+	[ "$(grep -c -- "$peers" "$tmp/s")" = 3 ] ||
 		fail "$size B: vnic runs do not send to the peer port's MAC"
 done
 grep -q '^  start tx_first 4; sleep 1; clear fwd stats all; show port stats all; measure 3;' \

@@ -11,12 +11,14 @@ fails=0
 
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
-"$TEST_VNIC" perf --quick >"$tmp/out" 2>"$tmp/err" || fail "perf --quick exited $?: $(cat "$tmp/err")"
+"$TEST_VNIC" perf --quick >"$tmp/out" 2>"$tmp/err" ||
+	fail "perf --quick exited $?: $(cat "$tmp/err")"
 grep -q '^dpdk-test-vnic perf: cycles per packet, median of 3 runs of 1 ms' "$tmp/out" ||
 	fail "no title line"
 grep -Eq '^clock: TSC [0-9]+ MHz, thread CPU time; icrc implementation: (pclmul|slice-by-8);' \
 	"$tmp/out" || fail "no clock line"
-grep -Eq '^op +frame +pkt +cycles +ns +x memcpy +spread +iterations$' "$tmp/out" || fail "no column line"
+grep -Eq '^op +frame +pkt +cycles +ns +x memcpy +spread +iterations$' "$tmp/out" ||
+	fail "no column line"
 
 # One row per operation and default size: name, frame, 16B packet length,
 # cycles, ns, ratio, spread (%) and iterations (the software-HFI round trip
@@ -55,7 +57,9 @@ for args in "--sizes 10" "--sizes 64,,1518" "--sizes 20000" "--runs 0" "--run-ms
 	rc=$?
 	[ $rc -eq 2 ] || fail "perf $args: exit $rc, not 2"
 	opt=${args%% *}
-	case $opt in --*) grep -q -- "$opt" "$tmp/err" || fail "perf $args: message does not name $opt" ;; esac
+	case $opt in
+	--*) grep -q -- "$opt" "$tmp/err" || fail "perf $args: message does not name $opt" ;;
+	esac
 done
 
 [ $fails -eq 0 ] || exit 1
