@@ -6,6 +6,7 @@
 # ./run.sh test       install what is missing, build, run every default test
 # ./run.sh setup      install what is missing and build (no tests)
 # ./run.sh fuzz [S]   run the libFuzzer targets for S seconds each (default 60)
+# ./run.sh bench [..] benchmarks beside baselines run side by side (devtools/bench.sh --help)
 #
 # Build trees: build/ (default), build-asan/ (ASan+UBSan, unit suite), build-fuzz/ (clang).
 set -eu
@@ -54,13 +55,19 @@ cmd_fuzz() {
 	"$OPA_TOP/devtools/fuzz.sh" "$OPA_TOP/build-fuzz" "${1:-60}"
 }
 
+cmd_bench() {
+	opa_setup "$BUILD"
+	"$OPA_TOP/devtools/bench.sh" --build "$BUILD" "$@"
+}
+
 case "${1:-}" in
 setup) cmd_setup ;;
 demo) cmd_demo ;;
 test) cmd_test ;;
 fuzz) shift; cmd_fuzz "$@" ;;
+bench) shift; cmd_bench "$@" ;;
 *)
-	sed -n '4,9p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '4,10p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 	;;
 esac

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "opa_vnic_encap.h"
+#include "test_vnic.h"
 #include "test_vnic_cmds.h"
 
 #define DECAP_DEFAULT_MTU	10240	/* hfi1's default netdev MTU */
@@ -143,18 +144,6 @@ parse_number(struct input *in, const char *what, const char *s, uint64_t max, ui
 	return 0;
 }
 
-static int
-hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Growable byte buffer for decoded hex. */
 struct bytes {
 	uint8_t *data;
@@ -184,8 +173,8 @@ parse_hex(struct input *in, const char *what, const char *s, struct bytes *b)
 		p += strspn(p, " \t");
 		if (*p == '\0')
 			break;
-		hi = hex_digit(p[0]);
-		lo = hi < 0 || p[1] == '\0' ? -1 : hex_digit(p[1]);
+		hi = test_vnic_hex_digit(p[0]);
+		lo = hi < 0 || p[1] == '\0' ? -1 : test_vnic_hex_digit(p[1]);
 		if (hi < 0 || lo < 0) {
 			if (hi >= 0 && (p[1] == '\0' || p[1] == ' ' || p[1] == '\t'))
 				bad_line(in, "%s: lone hex digit at character %zu (bytes are "

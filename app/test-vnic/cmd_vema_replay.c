@@ -79,18 +79,6 @@ parse_error(const struct replay_file *f, unsigned int line, const char *fmt, con
 	return -EINVAL;
 }
 
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Parse "<key>=<4096 hex digits>" at *p into out; advances *p past it. */
 static int
 parse_hex_arg(const struct replay_file *f, unsigned int line, char **p, const char *key,
@@ -113,8 +101,8 @@ parse_hex_arg(const struct replay_file *f, unsigned int line, char **p, const ch
 		return parse_error(f, line, "%s", msg);
 	}
 	for (n = 0; n < VEMA_MAD_SIZE; n++) {
-		hi = hexval(s[2 * n]);
-		lo = hexval(s[2 * n + 1]);
+		hi = test_vnic_hex_digit(s[2 * n]);
+		lo = test_vnic_hex_digit(s[2 * n + 1]);
 		if (hi < 0 || lo < 0) {
 			snprintf(msg, sizeof(msg), "%s: invalid hex digit '%c' at digit %zu", key,
 				 hi < 0 ? s[2 * n] : s[2 * n + 1], 2 * n + (hi < 0 ? 1 : 2));

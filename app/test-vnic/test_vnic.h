@@ -16,4 +16,17 @@ struct test_vnic_cmd {
 	int (*run)(int argc, char **argv);	/* argv[0] is the command name */
 };
 
+/* Value of one hexadecimal digit, or -1. */
+static inline int
+test_vnic_hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 #endif /* TEST_VNIC_H */

@@ -19,6 +19,7 @@ TEST_VNIC_CMD("vema-replay", cmd_vema_replay, "replay VEMA request sequences aga
 TEST_VNIC_CMD("em", cmd_em, "the Ethernet Manager simulator: configure vports over a fabric")
 TEST_VNIC_CMD("vema-hosts", cmd_vema_hosts, "simulated VNIC hosts (VEMA agents) for the EM")
 TEST_VNIC_CMD("fabric", cmd_fabric, "manage and exercise software fabrics (shm:NAME)")
+TEST_VNIC_CMD("perf", cmd_perf, "cycles per packet of the datapath building blocks")
 
 #ifdef TEST_VNIC_CMD_PROTOTYPES
 #undef TEST_VNIC_CMD

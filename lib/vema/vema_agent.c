@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "vema_agent.h"
+#include "vema_clock.h"
 
 struct vema_vport {
 	struct vema_veswport_info info;
@@ -66,15 +67,6 @@ struct vema_req {
 
 /* ---- helpers ---- */
 
-static uint64_t
-default_clock(void *ctx)
-{
-	struct timespec ts;
-
-	(void)ctx;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* The kernel's crc32_le(): reflected CRC-32, no initial or final inversion. */
 static uint32_t
@@ -1061,7 +1053,7 @@ vema_agent_create(const struct vema_agent_conf *conf, struct vema_agent **agent)
 		return -ENOMEM;
 	a->conf = *conf;
 	if (a->conf.clock_ns == NULL)
-		a->conf.clock_ns = default_clock;
+		a->conf.clock_ns = vema_clock_monotonic_ns;
 	if (conf->n_em_lids != 0) {
 		a->em_lids = malloc(conf->n_em_lids * sizeof(uint32_t));
 		if (a->em_lids == NULL) {

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "vema_clock.h"
 #include "vema_em.h"
 
 #define MAX_PORTS		256
@@ -132,16 +133,6 @@ struct vema_em {
 };
 
 /* ---- small helpers ---- */
-
-static uint64_t
-default_clock(void *ctx)
-{
-	struct timespec ts;
-
-	(void)ctx;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static uint64_t
 now_ns(const struct vema_em *em)
@@ -1866,7 +1857,7 @@ vema_em_create(const struct vema_em_params *p, const struct vema_em_config *cfg,
 		return -ENOMEM;
 	em->p = *p;
 	if (em->p.clock_ns == NULL)
-		em->p.clock_ns = default_clock;
+		em->p.clock_ns = vema_clock_monotonic_ns;
 	em->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (em->wake_fd < 0) {
 		rc = -errno;

@@ -1,0 +1,425 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 dpdk-opa-vnic authors
+#
+# The benchmarks (./run.sh bench). dpdk-testpmd io forwarding with one
+# forwarding lcore, burst 32, --record-core-cycles, side by side over:
+#   null         net_null x2 (the cost of testpmd and the mbuf pool alone)
+#   af_packet    net_af_packet on a veth pair in a private network namespace
+#                (the kernel path)
+#   vnic-hw      net_opa_vnic x2 on two software HFIs, engine=inline, icrc=hw
+#   vnic-sw      the same with icrc=sw (the PMD computes the ICRC)
+#   vnic-thread  engine=thread: each HFI's device thread competes for the cores
+# for each frame size, in rounds (every case once per round) so that drift
+# hits all cases alike; the median of the rounds, with ratios against net_null
+# and net_af_packet. Then dpdk-test-vnic perf (the building blocks).
+# Nothing here asserts a number: see doc/performance.md for what they mean.
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=$top/build
+reps=5
+warmup=1
+duration=3
+sizes="64 1518"
+cases="null af_packet vnic-hw vnic-sw vnic-thread"
+inflight=4
+micro=1
+profile=0
+dry=0
+quick=0
+
+usage() {
+	cat <<EOF
+usage: devtools/bench.sh [options]
+  --build DIR      build directory [build]
+  --reps N         rounds; the median is reported (1..99) [$reps]
+  --warmup S       seconds of forwarding before measuring (0..60) [$warmup]
+  --duration S     seconds measured per run (1..600) [$duration]
+  --sizes "L ..."  frame lengths for testpmd --txpkts, 60..1518 [$sizes]
+  --cases "C ..."  among: $cases
+  --inflight N     bursts of 32 each port injects (start tx_first N), 1..32 [$inflight]
+  --quick          1 round, 0.5 s warm-up, 1 s runs, perf --quick (a trial, not a result)
+  --no-micro       skip dpdk-test-vnic perf
+  --profile        1 round under perf record: where the cycles go, by component and
+                   by function, per case (the numbers are perturbed: no table)
+  --dry-run        print the machine and the planned runs, run nothing
+EOF
+}
+
+die() {
+	echo "bench: $*" >&2
+	exit 2
+}
+
+# num KEY VALUE MIN MAX: VALUE must be a number (decimals allowed) in MIN..MAX.
+num() {
+	[[ $2 =~ ^[0-9]+(\.[0-9]+)?$ ]] && awk -v v="$2" -v a="$3" -v b="$4" \
+		'BEGIN { exit !(v >= a && v <= b) }' ||
+		die "$1 '$2': expected a number in $3..$4"
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--build) build=${2:?--build needs a directory}; shift ;;
+	--reps) num --reps "${2:-}" 1 99; reps=$2; shift ;;
+	--warmup) num --warmup "${2:-}" 0 60; warmup=$2; shift ;;
+	--duration) num --duration "${2:-}" 1 600; duration=$2; shift ;;
+	--sizes) sizes=${2:-}; shift ;;
+	--cases) cases=${2:-}; shift ;;
+	--inflight) num --inflight "${2:-}" 1 32; inflight=$2; shift ;;
+	--quick) quick=1 reps=1 warmup=0.5 duration=1 ;;
+	--no-micro) micro=0 ;;
+	--profile) profile=1 reps=1 micro=0 ;;
+	--dry-run) dry=1 ;;
+	-h | --help) usage; exit 0 ;;
+	*) usage >&2; die "unknown option '$1'" ;;
+	esac
+	shift
+done
+[[ $reps =~ ^[0-9]+$ && $inflight =~ ^[0-9]+$ ]] || die "--reps and --inflight take integers"
+[ -n "$sizes" ] || die "--sizes: no frame length given"
+for s in $sizes; do
+	[[ $s =~ ^[0-9]+$ ]] && [ "$s" -ge 60 ] && [ "$s" -le 1518 ] ||
+		die "--sizes '$s': frame lengths are numbers in 60..1518 (one mbuf, MTU 1500)"
+done
+[ -n "$cases" ] || die "--cases: no case given"
+for c in $cases; do
+	case $c in
+	null | af_packet | vnic-hw | vnic-sw | vnic-thread) ;;
+	*) die "--cases '$c': expected null, af_packet, vnic-hw, vnic-sw or vnic-thread" ;;
+	esac
+done
+build=$(cd "$build" 2>/dev/null && pwd) || die "--build: no directory $build"
+
+VNIC_BUILD=$build
+# shellcheck source=app/test-vnic/scripts/testpmd_vnic.sh
+. "$top/app/test-vnic/scripts/testpmd_vnic.sh"
+test_vnic=$build/app/test-vnic/dpdk-test-vnic
+prefix=opa-bench-$$
+ns=opa-bench-$$
+
+label() {
+	case $1 in
+	null) echo "net_null" ;;
+	af_packet) echo "net_af_packet (veth, kernel)" ;;
+	vnic-hw) echo "opa_vnic inline icrc=hw" ;;
+	vnic-sw) echo "opa_vnic inline icrc=sw" ;;
+	vnic-thread) echo "opa_vnic thread icrc=hw" ;;
+	esac
+}
+
+# The command of one run, one word per line (case, frame length).
+command_of() {
+	local c=$1 size=$2 vnic
+	case $c in
+	af_packet) printf '%s\n' ip netns exec "$ns" ;;
+	vnic-*) printf '%s\n' env "LD_PRELOAD=$VNIC_SO" ;;
+	esac
+	printf '%s\n' stdbuf -oL dpdk-testpmd --no-huge -m 512 --no-pci -l 0,1 \
+		"--file-prefix=$prefix"
+	case $c in
+	null)
+		printf '%s\n' --vdev "net_null0,size=$size" --vdev "net_null1,size=$size" ;;
+	af_packet)
+		printf '%s\n' --vdev net_af_packet0,iface=vb0 --vdev net_af_packet1,iface=vb1 ;;
+	vnic-*)
+		case $c in
+		vnic-hw) vnic="em=off,engine=inline,icrc=hw" ;;
+		vnic-sw) vnic="em=off,engine=inline,icrc=sw" ;;
+		vnic-thread) vnic="em=off,engine=thread,icrc=hw" ;;
+		esac
+		printf '%s\n' --vdev "net_opa_vnic0,hfi=sw0,lid=1,vport=0,$vnic" \
+			--vdev "net_opa_vnic1,hfi=sw1,lid=2,vport=0,$vnic" ;;
+	esac
+	printf '%s\n' -- -i --forward-mode=io --nb-cores=1 --burst=32 --record-core-cycles \
+		--total-num-mbufs=32768 "--txpkts=$size"
+	case $c in
+	vnic-*) printf '%s\n' "--eth-peer=0,$(vnic_mac 1 2)" "--eth-peer=1,$(vnic_mac 1 1)" ;;
+	esac
+}
+
+# What is typed at the testpmd prompt; "measure" marks the measured window.
+script_lines() {
+	printf '%s\n' "start tx_first $inflight" "sleep $warmup" "clear fwd stats all" \
+		"show port stats all" "measure $duration" "show port stats all" \
+		"show fwd stats all" stop quit
+}
+
+machine() {
+	local model gov
+	model=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo)
+	gov=$(cat /sys/devices/system/cpu/cpu0/cpufreq/scaling_governor 2>/dev/null) ||
+		gov="not readable (no cpufreq in this system)"
+	echo "date:      $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "machine:   ${model:-unknown CPU}, $(nproc) cores online, governor: $gov"
+	echo "system:    Linux $(uname -r)$(command -v systemd-detect-virt >/dev/null &&
+		printf ', virtualization: %s' "$(systemd-detect-virt 2>/dev/null || true)")"
+	echo "DPDK:      $(pkg-config --modversion libdpdk 2>/dev/null || echo unknown)" \
+		"(dpdk-testpmd from $(command -v dpdk-testpmd || echo 'nowhere: not installed'))"
+	echo "project:   $(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)," \
+		"PMD $VNIC_SO"
+	echo "settings:  $reps round(s), ${warmup} s warm-up, ${duration} s measured per run," \
+		"start tx_first $inflight, lcores 0 (main) and 1 (forwarding), --no-huge"
+}
+
+# ---- the plan ----
+
+machine
+echo
+echo "commands (one per case and frame length):"
+for size in $sizes; do
+	for c in $cases; do
+		printf '  %-4s B %-29s %s\n' "$size" "$(label "$c"):" \
+			"$(command_of "$c" "$size" | paste -sd ' ')"
+	done
+done
+echo "typed at the testpmd prompt (\"measure S\": the measured window of S seconds):"
+echo "  $(script_lines | paste -sd ';' | sed 's/;/; /g')"
+echo "order: $reps round(s) of [$(for size in $sizes; do
+	printf '%s B: %s; ' "$size" "$(echo "$cases")"; done | sed 's/; $//')]"
+case " $cases " in
+*" af_packet "*)
+	echo "network: ip netns add $ns; veth pair vb0/vb1 in it (MTU 9000, IPv6 off);" \
+		"deleted at the end" ;;
+esac
+[ $profile = 0 ] || echo "profile: perf record -F 999 -p <testpmd> during the measured window"
+[ $micro = 0 ] || echo "micro-benchmarks: $test_vnic perf$([ $quick = 0 ] || echo ' --quick')"
+[ $dry = 0 ] || exit 0
+
+# ---- running ----
+
+command -v dpdk-testpmd >/dev/null || die "dpdk-testpmd is not installed"
+[ -r "$VNIC_SO" ] || die "no PMD at $VNIC_SO (./run.sh setup builds it)"
+[ $profile = 0 ] || command -v perf >/dev/null || die "--profile needs perf (linux-perf)"
+work=$(mktemp -d)
+ns_made=0
+pid=
+cleanup() {
+	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+		kill "$pid" 2>/dev/null || true
+	fi
+	[ $ns_made = 0 ] || ip netns del "$ns" 2>/dev/null || true
+	rm -rf "$work" "/var/run/dpdk/$prefix"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+# A testpmd that died makes writes to its stdin fail, not kill this script.
+trap '' PIPE
+
+case " $cases " in
+*" af_packet "*)
+	if ip netns add "$ns" 2>"$work/ns.err"; then
+		ns_made=1
+		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+			net.ipv6.conf.default.disable_ipv6=1
+		ip -n "$ns" link add vb0 type veth peer name vb1
+		ip -n "$ns" link set vb0 mtu 9000 up
+		ip -n "$ns" link set vb1 mtu 9000 up
+	else
+		echo "af_packet skipped: cannot create a network namespace:" \
+			"$(cat "$work/ns.err")"
+		cases=$(echo " $cases " | sed 's/ af_packet / /')
+	fi ;;
+esac
+
+# CPU time (ns) of every thread of a process.
+cpu_ns() {
+	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f", s }'
+}
+
+# run_one CASE SIZE ROUND: one testpmd run; appends a line to $work/results:
+# case size round Mpps lcore-cycles/pkt cores TSC-MHz drops cycles/pkt
+run_one() {
+	local c=$1 size=$2 r=$3 out=$work/out.$1.$2.$3 fifo=$work/stdin line i
+	local cpu0 cpu1 t0 t1 cmd
+	mapfile -t cmd < <(command_of "$c" "$size")
+	rm -f "$fifo"
+	mkfifo "$fifo"
+	"${cmd[@]}" <"$fifo" >"$out" 2>&1 &
+	pid=$!
+	exec 3>"$fifo"
+	for i in $(seq 600); do
+		grep -q 'testpmd> ' "$out" && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	while read -r line; do
+		case $line in
+		sleep\ *) sleep "${line#sleep }" ;;
+		measure\ *)
+			cpu0=$(cpu_ns "$pid") t0=$(date +%s%N)
+			if [ $profile = 1 ]; then
+				perf record -q -F 999 -p "$pid" -o "$work/perf.$c.$size" \
+					-- sleep "${line#measure }" >/dev/null 2>&1 || true
+			else
+				sleep "${line#measure }"
+			fi
+			cpu1=$(cpu_ns "$pid") t1=$(date +%s%N) ;;
+		*) echo "$line" >&3 2>/dev/null || true ;;
+		esac
+	done < <(script_lines)
+	exec 3>&-
+	for i in $(seq 300); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		echo "bench: testpmd ($(label "$c"), $size B) did not quit; killed" >&2
+		kill "$pid" 2>/dev/null || true
+	fi
+	wait "$pid" 2>/dev/null || true
+	pid=
+	awk -v c="$c" -v size="$size" -v r="$r" -v cpu="$((cpu1 - cpu0))" \
+		-v wall="$((t1 - t0))" '
+		/Rx-pps:/ { pps[++n] = $2 }
+		/Accumulated forward statistics/ && !acc { acc = 1 }
+		acc == 1 && /RX-dropped:/ { drops += $4 }
+		acc == 1 && /TX-dropped:/ { drops += $4; acc = 2 }
+		/CPU cycles\/packet=/ && !cyc {
+			split($0, a, "="); cyc = a[2] + 0
+			if (match($0, /at [0-9]+ MHz/))
+				mhz = substr($0, RSTART + 3, RLENGTH - 7) + 0
+		}
+		END {
+			mpps = (n >= 2 ? pps[n] + pps[n - 1] : 0) / 1e6
+			if (mpps == 0 || cyc == 0) exit 1
+			cores = wall > 0 ? cpu / wall : 0
+			printf "%s %s %s %.4f %.1f %.3f %d %d %.1f\n", c, size, r, mpps, cyc,
+				cores, mhz, drops, cores * mhz / mpps
+		}' "$out" >>"$work/results" || {
+		echo "bench: run failed ($(label "$c"), $size B); its output:" >&2
+		tail -n 30 "$out" >&2
+		return 1
+	}
+}
+
+echo
+total=$((reps * $(echo $sizes | wc -w) * $(echo $cases | wc -w)))
+i=0
+for r in $(seq "$reps"); do
+	for size in $sizes; do
+		for c in $cases; do
+			i=$((i + 1))
+			printf 'running %d/%d: round %d, %s B, %s\n' "$i" "$total" "$r" "$size" \
+				"$(label "$c")"
+			run_one "$c" "$size" "$r" || true
+		done
+	done
+done
+
+# ---- profiles ----
+
+# Where the samples of one run fall, by component: source files (debug info)
+# mapped to the parts of the tree; libraries without debug info by name.
+components() {
+	perf report -i "$1" --no-children --sort dso,srcfile -q --stdio 2>/dev/null | awk '
+		$1 ~ /%$/ {
+			p = $1 + 0; dso = $2; src = $3
+			if (src ~ /^(opa_vnic_|rte_pmd_opa_vnic)/)
+				k = "PMD (drivers/net/opa_vnic)"
+			else if (src ~ /^hfi_(sdma|rcv|dev|eal)\./)
+				k = "HFI ring code (hfi_sdma, hfi_rcv)"
+			else if (src ~ /^(hfi_sw\.c|hfi_16b\.h|hfi_regs\.h)/)
+				k = "software HFI model (sw/hfi_sw.c)"
+			else if (src ~ /^hfi_(fabric|capture)/)
+				k = "software fabric (sw/hfi_fabric.c)"
+			else if (src ~ /^hfi_icrc|mmintrin\.h$/)
+				k = "CRC-32 (hfi_icrc.c)"
+			else if (src ~ /mem(move|cpy|set)/ || dso ~ /^libc/) k = "libc (memcpy)"
+			else if (src ~ /^rte_(mbuf|mempool)/ || dso ~ /librte_(mbuf|mempool)/)
+				k = "mbufs and mempools"
+			else if (dso ~ /testpmd/) k = "dpdk-testpmd"
+			else if (dso ~ /kernel/) k = "kernel"
+			else k = "other (" dso ")"
+			share[k] += p
+		}
+		END { for (k in share) printf "    %5.1f%%  %s\n", share[k], k }' | sort -rn
+}
+
+if [ $profile = 1 ]; then
+	for size in $sizes; do
+		for c in $cases; do
+			f=$work/perf.$c.$size
+			[ -s "$f" ] || { echo "no profile for $(label "$c"), $size B"; continue; }
+			echo
+			echo "== $(label "$c"), $size B: samples by component"
+			components "$f"
+			echo "   by thread and function (above 2%):"
+			perf report -i "$f" --no-children --sort comm,sym -q --percent-limit 2 \
+				--stdio -g none 2>/dev/null | awk 'NF { print "  " $0 }'
+		done
+	done
+	exit 0
+fi
+
+# ---- the table ----
+
+echo
+echo "dpdk-testpmd io forwarding, 1 forwarding lcore, burst 32, median of $reps round(s)"
+cat <<'EOF'
+cycles/pkt: CPU time of all the process's threads per forwarded packet, in TSC cycles
+  (time the process waits for a CPU is not counted: it holds on a busy machine);
+÷ null: cycles/pkt over net_null's; kernel ÷: net_af_packet's cycles/pkt over this one;
+spread: (max - min) / median of cycles/pkt over the rounds;
+Mpps: packets forwarded per second by both ports together (testpmd Rx-pps, wall clock);
+cores: CPUs the process kept busy (above 1: the HFIs' device threads);
+lcore cyc/pkt: testpmd --record-core-cycles (TSC cycles in bursts that received packets,
+  per packet; time the lcore was preempted is included); drops: RX + TX dropped.
+EOF
+echo
+labels=$(for c in $cases; do printf '%s=%s;' "$c" "$(label "$c")"; done)
+awk -v sizes="$sizes" -v cases="$cases" -v labels="$labels" '
+	function median(list,   v, n, i, j, t) {
+		n = split(list, v, " ")
+		for (i = 1; i <= n; i++)
+			for (j = i + 1; j <= n; j++)
+				if (v[j] + 0 < v[i] + 0) { t = v[i]; v[i] = v[j]; v[j] = t }
+		return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+	}
+	BEGIN {
+		nl = split(labels, L, ";")
+		for (i = 1; i <= nl; i++)
+			if (split(L[i], kv, "=") >= 2)
+				label[kv[1]] = substr(L[i], length(kv[1]) + 2)
+	}
+	{
+		k = $2 SUBSEP $1
+		mpps[k] = mpps[k] " " $4; lcyc[k] = lcyc[k] " " $5; cores[k] = cores[k] " " $6
+		cyc[k] = cyc[k] " " $9; mhz = $7; drops[k] += $8; n[k]++
+		if (!(k in lo) || $9 < lo[k]) lo[k] = $9
+		if (!(k in hi) || $9 > hi[k]) hi[k] = $9
+	}
+	END {
+		printf "| frame | case | cycles/pkt | ÷ null | kernel ÷ | spread | Mpps | cores |"
+		printf " lcore cyc/pkt | drops |\n"
+		printf "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
+		ns = split(sizes, S, " "); nc = split(cases, C, " ")
+		for (i = 1; i <= ns; i++) {
+			base_n = base_k = 0
+			if ((S[i] SUBSEP "null") in n) base_n = median(cyc[S[i], "null"])
+			if ((S[i] SUBSEP "af_packet") in n) base_k = median(cyc[S[i], "af_packet"])
+			for (j = 1; j <= nc; j++) {
+				k = S[i] SUBSEP C[j]
+				if (!(k in n)) {
+					printf "| %s | %s | failed | | | | | | | |\n", S[i],
+						label[C[j]]
+					continue
+				}
+				cy = median(cyc[k])
+				printf "| %s | %s | %.0f | %s | %s | %.0f%% | %.2f | %.2f |",
+					S[i], label[C[j]], cy,
+					base_n ? sprintf("%.2f", cy / base_n) : "n/a",
+					base_k ? sprintf("%.2f", base_k / cy) : "n/a",
+					100 * (hi[k] - lo[k]) / cy, median(mpps[k]),
+					median(cores[k])
+				printf " %.0f | %d |\n", median(lcyc[k]), drops[k]
+			}
+		}
+		printf "\nTSC: %d MHz\n", mhz
+	}' "$work/results"
+
+if [ $micro = 1 ]; then
+	echo
+	"$test_vnic" perf $([ $quick = 0 ] || echo --quick)
+fi
