@@ -27,6 +27,10 @@
 #define PT_RX_DESC	512
 #define PT_TX_DESC	1024
 #define PT_HDR_LEN	(14 + 20 + 8)	/* Ethernet + IPv4 + UDP */
+/* How long to wait for what normally comes within milliseconds (a frame, an
+ * LSC event): long, since a busy machine may deschedule the test for a
+ * while; a wait that succeeds ends at once. */
+#define PT_WAIT_MS	10000
 
 enum pt_kind {
 	PT_UCAST,
@@ -47,7 +51,8 @@ struct pt_payload {
 extern struct rte_mempool *pt_mp;
 extern const struct rte_ether_addr pt_mcast_mac;
 
-/* Start EAL for a scenario (unique file prefix; lcores as EAL's --lcores, or NULL). */
+/* Start EAL for a scenario (unique file prefix; lcores as EAL's --lcores, or NULL for
+ * one main lcore free to run on any CPU). */
 int pt_eal_init(const char *scenario, const char *lcores);
 
 /* rte_dev_probe() of devargs; *port gets the new port. Returns its result. */
@@ -70,8 +75,9 @@ int pt_parse(const struct rte_mbuf *m, struct pt_payload *p);
 unsigned int pt_tx(uint16_t port, uint16_t q, struct rte_mbuf **m, unsigned int n);
 
 typedef void (*pt_rx_cb)(uint16_t port, uint16_t q, struct rte_mbuf *m, void *arg);
-/* Poll nports ports (all their rx queues) until want mbufs came or timeout_ms passed
- * without any; each mbuf goes to cb, then is freed. Returns the number received. */
+/* Poll nports ports (all their rx queues) until want mbufs came or a round of polls
+ * found none after timeout_ms without any; each mbuf goes to cb, then is freed.
+ * Returns the number received. */
 unsigned int pt_rx(const uint16_t *ports, unsigned int nports, pt_rx_cb cb, void *arg,
 		   unsigned int want, unsigned int timeout_ms);
 

@@ -423,13 +423,13 @@ pt_test_em_conformance(void **state)
 	/* Traffic: every size bucket, a tagged frame, broadcast, both ways. */
 	for (i = 0; i < RTE_DIM(sizes); i++)
 		assert_int_equal(send_to(a.id, pt_mac(b.id),
-					 b.id, 2, sizes[i], 2000), 2);
+					 b.id, 2, sizes[i], PT_WAIT_MS), 2);
 	mb = tagged_frame(b.id, a.id);
 	assert_int_equal(pt_tx(a.id, 0, &mb, 1), 1);
-	assert_int_equal(pt_rx(&b.id, 1, NULL, NULL, 1, 2000), 1);
-	assert_int_equal(send_to(a.id, bcast, b.id, 3, 100, 2000), 3);
+	assert_int_equal(pt_rx(&b.id, 1, NULL, NULL, 1, PT_WAIT_MS), 1);
+	assert_int_equal(send_to(a.id, bcast, b.id, 3, 100, PT_WAIT_MS), 3);
 	assert_int_equal(send_to(b.id, pt_mac(a.id), a.id,
-				 5, 80, 2000), 5);
+				 5, 80, PT_WAIT_MS), 5);
 	/* Drops: no DLID for an unknown global MAC; runt, oversize, unknown vesw id. */
 	assert_int_equal(send_to(a.id, ga, b.id, 3, 100, 100), 0);
 	inject_bad(b.id, a.id);
@@ -474,7 +474,7 @@ pt_test_em_conformance(void **state)
 		rte_delay_us_sleep(10000);
 	}
 	assert_int_equal(dlid, 1);
-	assert_int_equal(send_to(b.id, new_mac, a.id, 4, 100, 2000), 4);
+	assert_int_equal(send_to(b.id, new_mac, a.id, 4, 100, PT_WAIT_MS), 4);
 
 	/* An index no port was probed for (20: outside the EM's discovery) is configured ... */
 	vpi_config(&v, 3, 1, VEMA_STATE_FORWARDING);

@@ -76,7 +76,7 @@ pt_test_rx_errors(void **state)
 	/* A good one arrives. */
 	pl = pt_raw_pkt(pkt, 1, 0xffff, OPA_VNIC_L4_ETHR, frame, fl, 0, 0);
 	pt_inject(dev, pkt, pl, true);
-	assert_int_equal(pt_rx(ports, 2, NULL, NULL, 1, 2000), 1);
+	assert_int_equal(pt_rx(ports, 2, NULL, NULL, 1, PT_WAIT_MS), 1);
 	/* Bad ICRC (the slot left zero). */
 	pt_inject(dev, pkt, pl, false);
 	/* P_Key of the HFI's table, not the vport's (0xffff). */
@@ -106,7 +106,7 @@ pt_test_rx_errors(void **state)
 	/* Promiscuous: the same one arrives. */
 	assert_int_equal(rte_eth_promiscuous_enable(b), 0);
 	pt_inject(dev, pkt, pl, true);
-	assert_int_equal(pt_rx(ports, 2, NULL, NULL, 1, 2000), 1);
+	assert_int_equal(pt_rx(ports, 2, NULL, NULL, 1, PT_WAIT_MS), 1);
 	/* Port administratively down: drop state. */
 	assert_int_equal(rte_eth_dev_set_link_down(b), 0);
 	pt_inject(dev, pkt, pl, true);
@@ -186,7 +186,7 @@ send_expect(uint16_t src, uint16_t dst, struct rte_mbuf *m, struct tx_expect *e)
 	e->got = 0;
 	e->bad = 0;
 	assert_int_equal(pt_tx(src, 0, &m, 1), 1);
-	assert_int_equal(pt_rx(&dst, 1, tx_rx, e, 1, 2000), 1);
+	assert_int_equal(pt_rx(&dst, 1, tx_rx, e, 1, PT_WAIT_MS), 1);
 	assert_int_equal(e->bad, 0);
 }
 
@@ -403,7 +403,7 @@ static unsigned int
 exchange(uint16_t a, uint16_t b, unsigned int n)
 {
 	send_to(a, b, n);
-	return pt_rx(&b, 1, NULL, NULL, n, 500);
+	return pt_rx(&b, 1, NULL, NULL, n, PT_WAIT_MS);
 }
 
 void
@@ -436,7 +436,7 @@ pt_test_link_config(void **state)
 	assert_int_equal(link.link_status, RTE_ETH_LINK_DOWN);
 	assert_int_equal(pt_port_setup(a, 1, 1, pt_mp, 0), 0);
 	assert_int_equal(pt_port_setup(b, 1, 1, pt_mp, 0), 0);
-	pt_wait_lsc(&log, &seen, RTE_ETH_LINK_UP, 2000);
+	pt_wait_lsc(&log, &seen, RTE_ETH_LINK_UP, PT_WAIT_MS);
 	assert_int_equal(rte_eth_link_get_nowait(b, &link), 0);
 	assert_int_equal(link.link_status, RTE_ETH_LINK_UP);
 	assert_int_equal(link.link_speed, RTE_ETH_SPEED_NUM_100G);
@@ -445,16 +445,16 @@ pt_test_link_config(void **state)
 	/* The HFI link goes down and up. */
 	assert_int_equal(hfi_dev_open("sw1", NULL, &dev), 0);
 	assert_int_equal(hfi_fault_link(dev, HFI_LINK_DOWN), 0);
-	pt_wait_lsc(&log, &seen, RTE_ETH_LINK_DOWN, 2000);
+	pt_wait_lsc(&log, &seen, RTE_ETH_LINK_DOWN, PT_WAIT_MS);
 	assert_int_equal(opa_vnic_vport_forwarding(hfi, 3), 0);
 	assert_int_equal(hfi_fault_link(dev, HFI_LINK_UP), 0);
-	pt_wait_lsc(&log, &seen, RTE_ETH_LINK_UP, 2000);
+	pt_wait_lsc(&log, &seen, RTE_ETH_LINK_UP, PT_WAIT_MS);
 	hfi_dev_close(dev);
 	/* Administratively down and up. */
 	assert_int_equal(rte_eth_dev_set_link_down(b), 0);
-	pt_wait_lsc(&log, &seen, RTE_ETH_LINK_DOWN, 2000);
+	pt_wait_lsc(&log, &seen, RTE_ETH_LINK_DOWN, PT_WAIT_MS);
 	assert_int_equal(rte_eth_dev_set_link_up(b), 0);
-	pt_wait_lsc(&log, &seen, RTE_ETH_LINK_UP, 2000);
+	pt_wait_lsc(&log, &seen, RTE_ETH_LINK_UP, PT_WAIT_MS);
 	assert_int_equal(opa_vnic_vport_forwarding(hfi, 3), 1);
 	/*
 	 * Frames that arrive while the port is down and nobody polls it (OVS
@@ -462,18 +462,18 @@ pt_test_link_config(void **state)
 	 * counted them on arrival: never delivered once the link is back.
 	 */
 	assert_int_equal(rte_eth_dev_set_link_down(b), 0);
-	pt_wait_lsc(&log, &seen, RTE_ETH_LINK_DOWN, 2000);
+	pt_wait_lsc(&log, &seen, RTE_ETH_LINK_DOWN, PT_WAIT_MS);
 	send_to(a, b, 4);
 	assert_int_equal(rte_eth_dev_set_link_up(b), 0);
-	pt_wait_lsc(&log, &seen, RTE_ETH_LINK_UP, 2000);
+	pt_wait_lsc(&log, &seen, RTE_ETH_LINK_UP, PT_WAIT_MS);
 	assert_int_equal(pt_rx(&b, 1, NULL, NULL, 4, 200), 0);
 	assert_int_equal(pt_xstat(b, "rx_drop_state_dropped"), 4);
 	/* Polled across a down period: nothing dropped once it is over. */
 	assert_int_equal(rte_eth_dev_set_link_down(b), 0);
-	pt_wait_lsc(&log, &seen, RTE_ETH_LINK_DOWN, 2000);
+	pt_wait_lsc(&log, &seen, RTE_ETH_LINK_DOWN, PT_WAIT_MS);
 	assert_int_equal(pt_rx(&b, 1, NULL, NULL, 1, 10), 0);
 	assert_int_equal(rte_eth_dev_set_link_up(b), 0);
-	pt_wait_lsc(&log, &seen, RTE_ETH_LINK_UP, 2000);
+	pt_wait_lsc(&log, &seen, RTE_ETH_LINK_UP, PT_WAIT_MS);
 	assert_int_equal(exchange(a, b, 4), 4);
 
 	/* config_state DROP_ALL, then FORWARDING, through the configuration API. */
@@ -487,12 +487,12 @@ pt_test_link_config(void **state)
 	assert_int_equal(opa_vnic_vport_conf_get(hfi, 3, &conf), 0);
 	conf.config_state = OPA_VNIC_STATE_DROP_ALL;
 	assert_int_equal(opa_vnic_vport_conf_set(hfi, 3, &conf), 0);
-	pt_wait_lsc(&log, &seen, RTE_ETH_LINK_DOWN, 2000);
+	pt_wait_lsc(&log, &seen, RTE_ETH_LINK_DOWN, PT_WAIT_MS);
 	assert_int_equal(exchange(a, b, 4), 0);
 	assert_int_equal(pt_xstat(b, "rx_drop_state_dropped"), 8);
 	conf.config_state = OPA_VNIC_STATE_FORWARDING;
 	assert_int_equal(opa_vnic_vport_conf_set(hfi, 3, &conf), 0);
-	pt_wait_lsc(&log, &seen, RTE_ETH_LINK_UP, 2000);
+	pt_wait_lsc(&log, &seen, RTE_ETH_LINK_UP, PT_WAIT_MS);
 
 	/* A new vesw id: traffic of vesw 1 no longer has a handler on this HFI ... */
 	conf.cfg.vesw_id = 5;

@@ -60,8 +60,8 @@ cycle(unsigned int i)
 	for (j = 0; j < 32; j++)
 		m[j] = pt_frame(pt_mp, &ma, b, PT_UCAST, j, (uint16_t)j, 64);
 	assert_int_equal(pt_tx(b, 1, m, 32), 32);
-	assert_int_equal(pt_rx(&b, 1, NULL, NULL, 32, 2000), 32);
-	assert_int_equal(pt_rx(&a, 1, NULL, NULL, 32, 2000), 32);
+	assert_int_equal(pt_rx(&b, 1, NULL, NULL, 32, PT_WAIT_MS), 32);
+	assert_int_equal(pt_rx(&a, 1, NULL, NULL, 32, PT_WAIT_MS), 32);
 	pt_port_remove(a);
 	pt_port_remove(b);
 	pt_assert_pool_full(pt_mp);

@@ -8,9 +8,12 @@
  * up, and while a port's link is up sends numbered frames to the same vport
  * index of the peer HFI (vswitch i + 1, the MAC carrying the peer's LID),
  * counting what it receives from the peer and every gap in the numbers after
- * the first frame. Lines on stdout: "ready", each LSC event, the first frame
- * of each port, and on SIGTERM one summary line per port. SIGUSR1 stops
- * sending (the peer then receives what is in flight).
+ * the first frame. Lines on stdout: "ready", each LSC event, the first and
+ * the 1000th frame received by each port, "end" when a port received the
+ * peer's end-of-traffic frame, and on SIGTERM one summary line per port.
+ * SIGUSR1 stops sending: each port that is up then sends an end-of-traffic
+ * frame; frames of a vport arrive in order, so once the peer reports "end"
+ * every frame sent before it has arrived or was lost.
  *
  * test_vnic_peer --fabric SPEC --hfi swN --lid LID --peer-lid LID [--vports N]
  */
@@ -29,9 +32,13 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
+#include "eal_lcores.h"
+
 #define MAX_PORTS	4
 #define BURST		8
 #define PEER_MAGIC	0x50454552u	/* "PEER" */
+#define PEER_END_MAGIC	0x454e4421u	/* "END!": seq is the number of frames sent */
+#define PEER_MILESTONE	1000		/* frames received: reported once */
 #define PEER_ETHERTYPE	0x88b5		/* local experimental */
 
 struct peer_frame {
@@ -50,6 +57,7 @@ struct port_state {
 	uint64_t first_seq;		/* of the first frame received (those before were
 					 * sent before this port was up) */
 	uint64_t next_seq;		/* expected from the peer */
+	bool end_sent;			/* the end-of-traffic frame is on its way */
 };
 
 static struct port_state ports[MAX_PORTS];
@@ -124,6 +132,21 @@ port_open(unsigned int i, const char *hfi, const char *fabric, uint32_t lid, uin
 }
 
 static void
+frame_fill(unsigned int i, struct rte_mbuf *m, uint32_t magic, uint64_t seq)
+{
+	struct port_state *p = &ports[i];
+	struct peer_frame *f = (struct peer_frame *)rte_pktmbuf_append(m, 64);
+
+	memset(f, 0, 64);
+	f->eth.dst_addr = p->peer;
+	rte_eth_macaddr_get(p->id, &f->eth.src_addr);
+	f->eth.ether_type = rte_cpu_to_be_16(PEER_ETHERTYPE);
+	f->magic = magic;
+	f->port = i;
+	f->seq = seq;
+}
+
+static void
 port_send(unsigned int i, struct rte_mempool *mp)
 {
 	struct port_state *p = &ports[i];
@@ -132,21 +155,28 @@ port_send(unsigned int i, struct rte_mempool *mp)
 
 	if (rte_pktmbuf_alloc_bulk(mp, m, BURST) != 0)
 		return;
-	for (k = 0; k < BURST; k++) {
-		struct peer_frame *f = (struct peer_frame *)rte_pktmbuf_append(m[k], 64);
-
-		memset(f, 0, 64);
-		f->eth.dst_addr = p->peer;
-		rte_eth_macaddr_get(p->id, &f->eth.src_addr);
-		f->eth.ether_type = rte_cpu_to_be_16(PEER_ETHERTYPE);
-		f->magic = PEER_MAGIC;
-		f->port = i;
-		f->seq = p->sent + k;
-	}
+	for (k = 0; k < BURST; k++)
+		frame_fill(i, m[k], PEER_MAGIC, p->sent + k);
 	n = rte_eth_tx_burst(p->id, 0, m, BURST);
 	p->sent += n;
 	if (n < BURST)
 		rte_pktmbuf_free_bulk(m + n, BURST - n);
+}
+
+/* After the last frame: one that tells the peer how many came before it. */
+static void
+port_send_end(unsigned int i, struct rte_mempool *mp)
+{
+	struct port_state *p = &ports[i];
+	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+
+	if (m == NULL)
+		return;
+	frame_fill(i, m, PEER_END_MAGIC, p->sent);
+	if (rte_eth_tx_burst(p->id, 0, &m, 1) == 1)
+		p->end_sent = true;
+	else
+		rte_pktmbuf_free(m);
 }
 
 static void
@@ -161,8 +191,14 @@ port_receive(unsigned int i)
 		for (k = 0; k < n; k++) {
 			const struct peer_frame *f = rte_pktmbuf_mtod(m[k], const struct peer_frame *);
 
-			if (m[k]->pkt_len < sizeof(*f) || f->magic != PEER_MAGIC || f->port != i) {
+			if (m[k]->pkt_len < sizeof(*f) || f->port != i ||
+			    (f->magic != PEER_MAGIC && f->magic != PEER_END_MAGIC)) {
 				p->foreign++;
+				continue;
+			}
+			if (f->magic == PEER_END_MAGIC) {
+				printf("port %u: end after %" PRIu64 " frames\n", i, f->seq);
+				fflush(stdout);
 				continue;
 			}
 			if (p->received++ == 0) {
@@ -171,6 +207,10 @@ port_receive(unsigned int i)
 				p->first_seq = f->seq;
 			} else if (f->seq != p->next_seq) {
 				p->out_of_order++;
+			}
+			if (p->received == PEER_MILESTONE) {
+				printf("port %u: %u frames received\n", i, PEER_MILESTONE);
+				fflush(stdout);
 			}
 			p->next_seq = f->seq + 1;
 		}
@@ -223,12 +263,11 @@ main(int argc, char **argv)
 	const char *fabric = NULL, *hfi = NULL;
 	uint32_t lid = 0, peer_lid = 0;
 	unsigned int nports = 2, i;
-	char prefix[64];
+	char prefix[64], lcores[128];
 	char *eal[] = { argv[0], (char *)"--no-huge", (char *)"-m", (char *)"256",
 			(char *)"--no-pci", (char *)"--no-shconf", (char *)"--no-telemetry",
-			prefix, (char *)"--log-level=pmd.net.opa_vnic:info", NULL };
+			prefix, (char *)"--log-level=pmd.net.opa_vnic:info", lcores, NULL };
 	struct rte_mempool *mp;
-	uint64_t drain_until = 0;
 
 	if (parse(argc, argv, &fabric, &hfi, &lid, &peer_lid, &nports) != 0) {
 		fprintf(stderr, "usage: %s --fabric SPEC --hfi swN --lid LID --peer-lid LID "
@@ -236,6 +275,9 @@ main(int argc, char **argv)
 		return 2;
 	}
 	snprintf(prefix, sizeof(prefix), "--file-prefix=opa-vnic-peer-%d", (int)getpid());
+	/* Both processes of the test would otherwise share the first CPU. */
+	if (eal_floating_lcore_arg(lcores, sizeof(lcores)) != 0)
+		snprintf(lcores, sizeof(lcores), "-l0");
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
 	signal(SIGUSR1, on_signal);
@@ -252,13 +294,15 @@ main(int argc, char **argv)
 	}
 	printf("ready\n");
 	fflush(stdout);
-	/* Poll every millisecond; after SIGTERM, drain a little longer, then report. */
-	while (!stop || rte_get_timer_cycles() < drain_until) {
-		if (stop && drain_until == 0)
-			drain_until = rte_get_timer_cycles() + rte_get_timer_hz() / 5;
+	/* Poll every millisecond until SIGTERM, then report. */
+	while (!stop) {
 		for (i = 0; i < nports; i++) {
-			if (!stop_sending && !stop && __atomic_load_n(&ports[i].up, __ATOMIC_ACQUIRE))
+			bool up = __atomic_load_n(&ports[i].up, __ATOMIC_ACQUIRE);
+
+			if (!stop_sending && up)
 				port_send(i, mp);
+			else if (stop_sending && up && !ports[i].end_sent)
+				port_send_end(i, mp);
 			port_receive(i);
 		}
 		rte_delay_us_sleep(1000);

@@ -5,7 +5,8 @@
 /*
  * Receive contexts against the software HFI: RHF sequence numbers across
  * wraps, header-queue and eager-buffer exhaustion (drop and don't-drop),
- * replenishing eager slots, RcvArray encodings, RSM steering.
+ * replenishing eager slots, RcvArray encodings, RSM steering, the fabric's
+ * head-of-queue lifetime.
  */
 
 #include <errno.h>
@@ -15,9 +16,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "hfi_16b.h"
+#include "hfi_fabric.h"
 #include "hfi_fault.h"
 #include "hfi_harness.h"
 #include "hfi_rcv.h"
@@ -463,6 +466,81 @@ test_no_context_and_disabled(void **state)
 	assert_int_equal(test_counters(env->b).drops[HFI_DROP_PORT_DISABLED], 3);
 }
 
+/*
+ * The head-of-queue lifetime counts while a receiver's inbound ring stays
+ * full. With the inline engine, a back-pressured packet moves only when its
+ * sender's engine runs again: if the receiver drained its ring meanwhile,
+ * the packet goes through however long that took; if the ring is still full
+ * past the lifetime, it is dropped (hoq_timeout).
+ */
+static void
+test_hoq_lifetime(void **state)
+{
+	struct harness_hdr h = { .pkey = 0xffff, .vesw = 1 };
+	struct timespec past_life = { 0, 40 * 1000000 };
+	struct hfi_fabric_config cfg;
+	struct hfi_port_counters c;
+	struct hfi_rcv_params p;
+	struct harness_txq tx;
+	struct harness_rxq rx;
+	struct hfi_fabric *fab;
+	struct hfi_dev *a, *b;
+	uint8_t frame[TEST_FRAME_LEN];
+	uint64_t received;
+	unsigned int i;
+
+	(void)state;
+	hfi_fabric_config_init(&cfg, false);
+	cfg.data_cells = 16;
+	cfg.hoq_life_ms = 20;
+	assert_int_equal(hfi_fabric_create("hoq", &cfg, &fab), 0);
+	assert_non_null(a = test_open("sw2", "hoq", HFI_ENGINE_INLINE, 0));
+	assert_non_null(b = test_open("sw3", "hoq", HFI_ENGINE_INLINE, 0));
+	harness_rcv_params(&p);
+	p.egr_cnt = 16;
+	p.flags = HFI_RCV_DONT_DROP_EGR_FULL | HFI_RCV_DONT_DROP_HDRQ_FULL;
+	assert_int_equal(harness_rxq_open(&rx, b, 0, &p), 0);
+	harness_port_enable(b, 0);
+	assert_int_equal(harness_txq_open(&tx, a, 0, 64), 0);
+	h.slid = hfi_dev_lid(a);
+	h.dlid = hfi_dev_lid(b);
+	for (i = 0; i < 40; i++) {
+		test_frame(frame, i);
+		assert_int_equal(harness_txq_post(&tx, &h, frame, sizeof(frame)), 0);
+	}
+	/* 16 packets fill b's ring; the 17th waits in the engine. */
+	harness_txq_kick(&tx);
+	nanosleep(&past_life, NULL);
+	/* b drains its ring while a's engine does not run; then it runs. */
+	assert_int_equal(harness_rxq_poll(&rx, 100, NULL, NULL), 16);
+	hfi_sdma_kick(tx.sdma);
+	c = test_counters(b);
+	assert_int_equal(c.drops[HFI_DROP_HOQ_TIMEOUT], 0);
+	/* Packets 17..32 now fill the ring; the 33rd waits, and the ring stays full. */
+	nanosleep(&past_life, NULL);
+	hfi_sdma_kick(tx.sdma);
+	c = test_counters(b);
+	assert_int_equal(c.drops[HFI_DROP_HOQ_TIMEOUT], 1);
+	/* The rest goes through as b keeps polling. */
+	received = rx.received;
+	while (hfi_sdma_in_flight(tx.sdma) > 0) {
+		harness_rxq_poll(&rx, 100, NULL, NULL);
+		harness_txq_reap(&tx);
+	}
+	harness_rxq_poll(&rx, 100, NULL, NULL);
+	assert_int_equal(rx.received - received, 40 - 16 - 1);
+	c = test_counters(b);
+	assert_int_equal(c.rx_pkts, 39);
+	assert_int_equal(hfi_port_counters_drops(&c), 1);
+	assert_int_equal(test_counters(a).tx_pkts, 40);
+	assert_int_equal(tx.sent, 40);
+	harness_txq_close(&tx);
+	harness_rxq_close(&rx);
+	hfi_dev_close(a);
+	hfi_dev_close(b);
+	hfi_fabric_close(fab);
+}
+
 int
 main(void)
 {
@@ -478,6 +556,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_rsm_generic_rule, setup, teardown),
 		cmocka_unit_test(test_rsm_extract),
 		cmocka_unit_test_setup_teardown(test_no_context_and_disabled, setup, teardown),
+		cmocka_unit_test(test_hoq_lifetime),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

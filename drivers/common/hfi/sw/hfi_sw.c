@@ -404,8 +404,10 @@ sdma_send(struct hfi_sw *sw, struct sw_sdma *e)
 
 /*
  * Retry a packet some receivers could not take yet (their inbound ring was
- * full: the fabric back-pressures). Past the head-of-queue lifetime, the
- * remaining copies are dropped as a switch would.
+ * full: the fabric back-pressures). The copies go wherever there is room
+ * now: an inline engine runs only inside its caller's calls, so a receiver
+ * may have drained long before this retry. Those still blocked past the
+ * head-of-queue lifetime are dropped as a switch would.
  */
 static void
 sdma_retry(struct hfi_sw *sw, struct sw_sdma *e)
@@ -413,20 +415,19 @@ sdma_retry(struct hfi_sw *sw, struct sw_sdma *e)
 	uint64_t waited = fab_now_ns() - e->pend_since;
 	uint32_t len = e->pend_len - PBC_SIZE;
 
-	if (waited >= (uint64_t)sw->fab->hdr->cfg.hoq_life_ms * 1000000u) {
-		while (e->pend_targets != 0) {
-			int i = __builtin_ctzll(e->pend_targets);
-
-			e->pend_targets &= e->pend_targets - 1;
-			fab_count(sw->port, FAB_CTR(tx_pkts), 1);
-			fab_count(sw->port, FAB_CTR(tx_bytes), len);
-			fab_count_drop(fab_port(sw->fab, i), HFI_DROP_HOQ_TIMEOUT);
-		}
-		return;
-	}
 	if (waited >= (uint64_t)SW_STALL_REAP_MS * 1000000u)
 		fab_reap_periodic(sw->fab, SW_STALL_REAP_MS);
 	fab_push_data(sw->fab, sw->slot, &e->pend_targets, e->pkt + PBC_SIZE, len, false);
+	if (waited < (uint64_t)sw->fab->hdr->cfg.hoq_life_ms * 1000000u)
+		return;
+	while (e->pend_targets != 0) {
+		int i = __builtin_ctzll(e->pend_targets);
+
+		e->pend_targets &= e->pend_targets - 1;
+		fab_count(sw->port, FAB_CTR(tx_pkts), 1);
+		fab_count(sw->port, FAB_CTR(tx_bytes), len);
+		fab_count_drop(fab_port(sw->fab, i), HFI_DROP_HOQ_TIMEOUT);
+	}
 }
 
 static unsigned int

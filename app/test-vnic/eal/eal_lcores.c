@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 dpdk-opa-vnic authors
+ */
+
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "eal_lcores.h"
+
+/* Append to buf at *off; -1 when it does not fit. */
+static int
+append(char *buf, size_t len, size_t *off, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *off, len - *off, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= len - *off)
+		return -1;
+	*off += (size_t)n;
+	return 0;
+}
+
+int
+eal_floating_lcore_arg(char *buf, size_t len)
+{
+	const char *sep = "";
+	cpu_set_t set;
+	size_t off = 0;
+	int cpu, first = -1;
+
+	if (len == 0 || sched_getaffinity(0, sizeof(set), &set) != 0 || CPU_COUNT(&set) == 0)
+		return -1;
+	if (append(buf, len, &off, "--lcores=0@(") != 0)
+		return -1;
+	/* Ranges of consecutive CPUs: "0-3,8,10-11". */
+	for (cpu = 0; cpu <= CPU_SETSIZE; cpu++) {
+		int in = cpu < CPU_SETSIZE && CPU_ISSET(cpu, &set);
+		int rc;
+
+		if (in && first < 0)
+			first = cpu;
+		if (in || first < 0)
+			continue;
+		rc = first == cpu - 1 ? append(buf, len, &off, "%s%d", sep, first) :
+		     append(buf, len, &off, "%s%d-%d", sep, first, cpu - 1);
+		if (rc != 0)
+			return -1;
+		sep = ",";
+		first = -1;
+	}
+	return append(buf, len, &off, ")");
+}
