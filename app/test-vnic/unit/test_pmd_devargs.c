@@ -244,23 +244,6 @@ test_conflicts(void **state)
 	assert_int_equal(parse("hfi=sw0,vport=1,em=off,def_port_mask=0x2,ucast_dlid=[1,2]"), 0);
 }
 
-static void
-test_la_mac(void **state)
-{
-	/* em-notes §3.3: cs_gen_lmac(fabric 0x301, lid 0x05, vesw 0x02). */
-	static const uint8_t want[6] = { 0x06, 0x2c, 0x00, 0x05, 0x00, 0x00 };
-	static const uint8_t want2[6] = { 0x02, 0x10, 0x00, 0x56, 0x34, 0x12 };
-	uint8_t mac[6];
-
-	(void)state;
-	opa_vnic_la_mac(0x301, 0x02, 0x05, mac);
-	assert_memory_equal(mac, want, 6);
-	opa_vnic_la_mac(0, 1, 0x123456, mac);
-	assert_memory_equal(mac, want2, 6);
-	/* Locally administered, unicast. */
-	assert_int_equal(mac[0] & 3, 2);
-}
-
 int
 main(void)
 {
@@ -272,7 +255,6 @@ main(void)
 		cmocka_unit_test(test_unknown_and_repeated),
 		cmocka_unit_test(test_ranges),
 		cmocka_unit_test(test_conflicts),
-		cmocka_unit_test(test_la_mac),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -14,6 +14,7 @@
 #include <rte_malloc.h>
 
 #include "opa_vnic_ethdev.h"
+#include "vema_em.h"
 
 bool
 opa_vnic_conf_usable(const struct opa_vnic_vport_conf *conf)
@@ -41,7 +42,7 @@ opa_vnic_conf_from_devargs(const struct opa_vnic_hfi *hfi, const struct opa_vnic
 		 */
 		c->eth_mtu = RTE_ETHER_MTU;
 		conf->config_state = OPA_VNIC_STATE_DROP_ALL;
-		opa_vnic_la_mac(0, 1, hfi->lid, conf->base_mac);
+		vema_em_la_mac(0, 1, hfi->lid, conf->base_mac);
 		return;
 	}
 	c->vesw_id = (da->given & OPA_VNIC_DA_VESW_ID) ? da->vesw_id : 1;
@@ -69,7 +70,7 @@ opa_vnic_conf_from_devargs(const struct opa_vnic_hfi *hfi, const struct opa_vnic
 	if (da->given & OPA_VNIC_DA_BASE_MAC)
 		memcpy(conf->base_mac, da->base_mac, sizeof(conf->base_mac));
 	else
-		opa_vnic_la_mac(c->fabric_id, c->vesw_id, hfi->lid, conf->base_mac);
+		vema_em_la_mac(c->fabric_id, c->vesw_id, hfi->lid, conf->base_mac);
 }
 
 static uint32_t

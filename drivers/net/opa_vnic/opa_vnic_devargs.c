@@ -423,14 +423,3 @@ opa_vnic_devargs_parse(const char *args, struct opa_vnic_devargs *da, char *err,
 		rc = check_conflicts(da, have_vport, err, errlen);
 	return rc;
 }
-
-void
-opa_vnic_la_mac(uint16_t fabric_id, uint16_t vesw_id, uint32_t lid, uint8_t mac[6])
-{
-	mac[0] = (uint8_t)(((fabric_id & 0x3f) << 2) | 0x02);
-	mac[1] = (uint8_t)(((vesw_id & 0xf) << 4) | ((fabric_id >> 6) & 0xf));
-	mac[2] = (uint8_t)(vesw_id >> 4);
-	mac[3] = (uint8_t)lid;
-	mac[4] = (uint8_t)(lid >> 8);
-	mac[5] = (uint8_t)(lid >> 16);
-}

@@ -120,10 +120,4 @@ struct opa_vnic_devargs {
 int opa_vnic_devargs_parse(const char *args, struct opa_vnic_devargs *da, char *err,
 			   size_t errlen);
 
-/*
- * Locally administered MAC of a vport (em-notes §3.3): fabric id bits 2..11,
- * vesw id bits 12..23, LID bits 24..47 of the little-endian 48-bit value.
- */
-void opa_vnic_la_mac(uint16_t fabric_id, uint16_t vesw_id, uint32_t lid, uint8_t mac[6]);
-
 #endif /* OPA_VNIC_DEVARGS_H */
