@@ -61,7 +61,13 @@ extern int opa_vnic_logtype;
 #define OPA_VNIC_EGR_ALIGN	64	/* eager buffer alignment of the software HFI */
 #define OPA_VNIC_DESC_MIN	64
 #define OPA_VNIC_RX_DESC_MAX	2048	/* eager buffers per receive context */
-#define OPA_VNIC_TX_DESC_MAX	32768	/* SDMA ring */
+/*
+ * A Tx queue of n descriptors holds n - 1 single-segment packets: each takes
+ * two SDMA descriptors at least (header with the first segment, trailer), so
+ * its SDMA ring has 2n; at most 32768 (the engine's limit).
+ */
+#define OPA_VNIC_TX_DESC_PER_PKT	2
+#define OPA_VNIC_TX_DESC_MAX	(32768 / OPA_VNIC_TX_DESC_PER_PKT)
 #define OPA_VNIC_HDR_ROOM	(OPA_VNIC_PBC_LEN + OPA_VNIC_HDR_LEN)	/* 28 */
 /* Default multicast DLID: a multicast LID without a group reaches every port. */
 #define OPA_VNIC_DEFAULT_MCAST_DLID	0xf00000u

@@ -231,7 +231,8 @@ opa_vnic_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 {
 	struct opa_vnic_vport *vp = dev->data->dev_private;
 	struct opa_vnic_hfi *hfi = vp->hfi;
-	unsigned int ring = rte_align32pow2(RTE_MAX(nb_desc, (uint16_t)OPA_VNIC_DESC_MIN));
+	unsigned int slots = RTE_MIN(rte_align32pow2(RTE_MAX(nb_desc, (uint16_t)OPA_VNIC_DESC_MIN)),
+				     (unsigned int)OPA_VNIC_TX_DESC_MAX);
 	struct opa_vnic_txq *q;
 	unsigned int e, n = hfi_dev_num_sdma(hfi->dev);
 	int rc = -EBUSY;
@@ -244,11 +245,12 @@ opa_vnic_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	q->qid = qid;
 	q->nb_desc = nb_desc;
 	q->icrc_sw = vp->icrc == OPA_VNIC_ICRC_SW;
-	q->slot_mask = RTE_MIN(ring, (unsigned int)OPA_VNIC_TX_DESC_MAX) - 1;
+	/* One slot per packet the ring can hold. */
+	q->slot_mask = slots - 1;
 	pthread_mutex_lock(&hfi->lock);
 	/* TX queues map 1:1 to SDMA engines, each used by one queue only. */
 	for (e = 0; e < n && rc == -EBUSY; e++) {
-		rc = hfi_sdma_setup(hfi->dev, e, q->slot_mask + 1, &q->sdma);
+		rc = hfi_sdma_setup(hfi->dev, e, slots * OPA_VNIC_TX_DESC_PER_PKT, &q->sdma);
 		q->engine = e;
 	}
 	if (rc != 0) {
