@@ -456,10 +456,12 @@ tx_one(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_mbuf *m
 			     OPA_VNIC_TRAILER_END - tlen;
 		f[nf++].len = tlen;
 	} else {
+		/* A header in the headroom runs on into the first segment: one piece. */
+		bool joined = h != slot->hdr;
 		uint32_t crc = hfi_crc32_update(HFI_CRC32_INIT, h + OPA_VNIC_PBC_LEN,
-						OPA_VNIC_HDR_LEN);
+						OPA_VNIC_HDR_LEN + (joined ? m->data_len : 0));
 
-		for (seg = m; seg != NULL; seg = seg->next)
+		for (seg = joined ? m->next : m; seg != NULL; seg = seg->next)
 			crc = hfi_crc32_update(crc, rte_pktmbuf_mtod(seg, const void *),
 					       seg->data_len);
 		if (zeros != 0) {
