@@ -202,6 +202,38 @@ test_multicast(void **state)
 	assert_int_equal(hfi_fabric_mcast_join(fab, 0xf00003, 0x999), -ENOENT);
 }
 
+/*
+ * A management port (the EM's) has no receive path for data: multicast
+ * leaves it out, unicast to its LID is dropped and counted there. Nothing
+ * waits in a ring nobody drains (which would stall the senders' engines).
+ */
+static void
+test_mgmt_port_takes_no_data(void **state)
+{
+	struct env *env = *state;
+	struct hfi_dev_params p;
+	struct hfi_port_counters c;
+	struct hfi_dev *em;
+
+	hfi_dev_params_init(&p);
+	p.fabric = FABRIC;
+	p.role = HFI_ROLE_MGMT;
+	p.lid = 0x200;
+	assert_int_equal(hfi_dev_open("sw-em", &p, &em), 0);
+	send_to(env, 0xf00001, 0xffff, 3);
+	send_to(env, 0x200, 0xffff, 2);
+	poll_all(env);
+	assert_int_equal(env->got[1], 3);
+	assert_int_equal(env->got[2], 3);
+	assert_int_equal(test_counters(env->dev[0]).tx_pkts, 3 * 2 + 2);
+	c = test_counters(em);
+	assert_int_equal(c.rx_pkts, 0);
+	assert_int_equal(c.drops[HFI_DROP_PORT_DISABLED], 2);
+	assert_int_equal(hfi_port_counters_drops(&c), 2);
+	check_conservation(env);
+	hfi_dev_close(em);
+}
+
 static void
 test_pkey(void **state)
 {
@@ -610,6 +642,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_dlid_routing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_multicast, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mgmt_port_takes_no_data, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pkey, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_icrc_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_link_events, setup, teardown),

@@ -1053,14 +1053,16 @@ fab_port_detach(struct hfi_fabric *fab, int slot, int wake_fd)
 	close(wake_fd);
 }
 
+/* Ports that take data packets: active, and not management-only (no receive path). */
 static uint64_t
-active_mask(struct hfi_fabric *fab)
+data_ports_mask(struct hfi_fabric *fab)
 {
 	uint64_t m = 0;
 	unsigned int i;
 
 	for (i = 0; i < fab->hdr->cfg.max_ports; i++)
-		if (atomic_load_explicit(&fab->hdr->lids[i], memory_order_relaxed) != 0)
+		if (atomic_load_explicit(&fab->hdr->lids[i], memory_order_acquire) != 0 &&
+		    fab_port(fab, (int)i)->role != HFI_ROLE_MGMT)
 			m |= UINT64_C(1) << i;
 	return m;
 }
@@ -1072,7 +1074,7 @@ fab_route(struct hfi_fabric *fab, int src_slot, uint32_t dlid)
 	int slot;
 
 	if (hfi_lid_is_mcast(dlid)) {
-		uint64_t members = active_mask(fab) & ~(UINT64_C(1) << src_slot);
+		uint64_t members = data_ports_mask(fab) & ~(UINT64_C(1) << src_slot);
 
 		for (g = 0; g < HFI_FABRIC_MCAST_GROUPS; g++)
 			if (atomic_load(&fab->hdr->mcast[g].mlid) == dlid)
@@ -1102,6 +1104,9 @@ fab_push_data(struct hfi_fabric *fab, int src_slot, uint64_t *targets, const uin
 			fab_count_drop(src, HFI_DROP_UNKNOWN_DLID);
 		} else if (atomic_load_explicit(&dst->link, memory_order_relaxed) != HFI_LINK_UP) {
 			fab_count_drop(dst, HFI_DROP_LINK_DOWN);
+		} else if (dst->role == HFI_ROLE_MGMT) {
+			/* Nothing drains a management port's data ring: refuse at the door. */
+			fab_count_drop(dst, HFI_DROP_PORT_DISABLED);
 		} else {
 			c = fab_data_claim(fab, i, &pos);
 			if (c == NULL)
