@@ -139,9 +139,13 @@ send_byte(int fd)
 	assert_int_equal(write(fd, "x", 1), 1);
 }
 
-/* The other process: 100 packets to LID 1, then a cell claimed and never filled. */
+/*
+ * The other process: 100 packets to LID 1, then a cell claimed and never
+ * filled; with `rewind`, killed (as it were) between claiming the cell and
+ * moving the ring's enqueue position past it.
+ */
 static void
-child(int go, int done)
+child(int go, int done, bool rewind)
 {
 	struct harness_hdr h = { .slid = 2, .dlid = 1, .pkey = 0xffff, .vesw = 1 };
 	struct harness_txq tx;
@@ -168,6 +172,8 @@ child(int go, int done)
 	c = fab_data_claim(hfi_dev_fabric(dev), slot, &pos);
 	if (c == NULL)
 		_exit(3);
+	if (rewind)
+		atomic_store(&fab_port(hfi_dev_fabric(dev), slot)->data.enq, pos);
 	send_byte(done);
 	for (;;)
 		pause();
@@ -196,7 +202,7 @@ test_dead_process(void **state)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0)
-		child(go[0], done[1]);
+		child(go[0], done[1], false);
 	assert_int_equal(hfi_fabric_create(spec, NULL, &fab), 0);
 	assert_non_null(dev = test_open("sw0", spec, HFI_ENGINE_INLINE, 1));
 	harness_rcv_params(&rp);
@@ -246,12 +252,79 @@ test_dead_process(void **state)
 	close(done[1]);
 }
 
+/*
+ * The claimer dies before moving the enqueue position past its cell, and no
+ * sender comes by meanwhile: the receiver skips the cell, and the next
+ * sender finds it freed for a later lap and moves the position on.
+ */
+static void
+test_dead_claimer_before_enq(void **state)
+{
+	struct harness_hdr h = { .slid = 1, .dlid = 1, .pkey = 0xffff, .vesw = 1 };
+	uint8_t frame[TEST_FRAME_LEN];
+	struct hfi_rcv_params rp;
+	struct harness_rxq rx;
+	struct harness_txq tx;
+	struct hfi_dev *dev;
+	struct hfi_fabric *fab;
+	int go[2], done[2], status;
+	unsigned int i, got = 0;
+	pid_t pid;
+	struct timespec ts = { 0, 1000000 };
+
+	(void)state;
+	unique_spec("rewind");
+	assert_int_equal(pipe(go), 0);
+	assert_int_equal(pipe(done), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		child(go[0], done[1], true);
+	assert_int_equal(hfi_fabric_create(spec, NULL, &fab), 0);
+	assert_non_null(dev = test_open("sw0", spec, HFI_ENGINE_INLINE, 1));
+	harness_rcv_params(&rp);
+	assert_int_equal(harness_rxq_open(&rx, dev, 0, &rp), 0);
+	harness_port_enable(dev, 0);
+	assert_int_equal(harness_txq_open(&tx, dev, 0, 64), 0);
+	send_byte(go[1]);
+	wait_byte(done[0]);
+	assert_int_equal(harness_rxq_poll(&rx, 1000, NULL, NULL), 100);
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	for (i = 0; i < 2000 && test_counters(dev).drops[HFI_DROP_DEAD_SENDER] == 0; i++) {
+		harness_rxq_poll(&rx, 1000, NULL, NULL);
+		nanosleep(&ts, NULL);
+	}
+	assert_int_equal(test_counters(dev).drops[HFI_DROP_DEAD_SENDER], 1);
+	for (i = 0; i < 5; i++) {
+		test_frame(frame, i);
+		assert_int_equal(harness_txq_post(&tx, &h, frame, sizeof(frame)), 0);
+	}
+	harness_txq_kick(&tx);
+	harness_txq_reap(&tx);
+	for (i = 0; i < 1000 && got < 5; i++) {
+		got += harness_rxq_poll(&rx, 1000, NULL, NULL);
+		nanosleep(&ts, NULL);
+	}
+	assert_int_equal(got, 5);
+	harness_txq_close(&tx);
+	harness_rxq_close(&rx);
+	hfi_dev_close(dev);
+	hfi_fabric_close(fab);
+	assert_int_equal(hfi_fabric_unlink(spec), 0);
+	close(go[0]);
+	close(go[1]);
+	close(done[0]);
+	close(done[1]);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_dead_process),
+		cmocka_unit_test(test_dead_claimer_before_enq),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -806,6 +806,14 @@ ring_claim(struct fab_ring *r, uint8_t *cells, uint32_t ncells, uint32_t stride,
 			atomic_compare_exchange_strong(&r->enq, &expect, pos + 1);
 		} else if (st_lap < lap) {
 			return NULL;	/* still holds the previous lap: full */
+		} else {
+			/*
+			 * Freed for a later lap: consumed, or skipped by the consumer
+			 * because its claimer died before moving the position on.
+			 */
+			uint64_t expect = pos;
+
+			atomic_compare_exchange_strong(&r->enq, &expect, pos + 1);
 		}
 		pos = atomic_load_explicit(&r->enq, memory_order_relaxed);
 	}
