@@ -519,6 +519,7 @@ void
 pt_test_em_none(void **state)
 {
 	struct rte_ether_addr peer = la_mac(1, 2);
+	struct rte_eth_dev_info dinfo;
 	struct vema_veswport_info v;
 	struct mgmt m;
 	struct port a;
@@ -558,6 +559,21 @@ pt_test_em_none(void **state)
 	assert_int_equal(v.vport.eth_link_status, VEMA_LINK_UP);
 	assert_int_equal(send_to(a.id, peer, a.id, 2, 100, 50), 0);
 	assert_int_equal(pt_xstat(a.id, "tx_drop_state_dropped"), 7);
+
+	/*
+	 * An eth_mtu beyond hfi1's 10240, set while the port is stopped: VEMA
+	 * stores and answers it as the kernel did; the port and the HFI's shared
+	 * receive context (created again at start) are sized for 10240.
+	 */
+	assert_int_equal(rte_eth_dev_stop(a.id), 0);
+	v.vesw.vesw_id = 1;
+	v.vesw.eth_mtu = 65535;
+	mgmt_set_vpi(&m, 1, 0, &v);
+	mgmt_get_vpi(&m, 1, 0, &v);
+	assert_int_equal(v.vesw.eth_mtu, 65535);
+	assert_int_equal(rte_eth_dev_info_get(a.id, &dinfo), 0);
+	assert_int_equal(dinfo.max_mtu, 10240);
+	assert_int_equal(rte_eth_dev_start(a.id), 0);
 
 	hfi_dev_close(m.dev);
 	port_remove(&a);

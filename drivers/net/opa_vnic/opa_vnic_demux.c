@@ -457,8 +457,8 @@ opa_vnic_shared_setup(struct opa_vnic_hfi *hfi)
 
 	/* Buffers for the largest frame any vport of the HFI may receive. */
 	for (i = 0; i <= OPA_VNIC_MAX_VPORT; i++)
-		if (hfi->vports[i] != NULL && hfi->vports[i]->conf.cfg.eth_mtu > mtu)
-			mtu = hfi->vports[i]->conf.cfg.eth_mtu;
+		if (hfi->vports[i] != NULL)
+			mtu = RTE_MAX(mtu, opa_vnic_conf_mtu(&hfi->vports[i]->conf));
 	p.egr_size = opa_vnic_egr_needed(mtu);
 	snprintf(name, sizeof(name), "ovnic_shared_%u", pool_generation++);
 	sh->pool = rte_pktmbuf_pool_create(name, OPA_VNIC_SHARED_POOL, 64, 0,

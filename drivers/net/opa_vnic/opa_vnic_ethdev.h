@@ -314,11 +314,16 @@ struct opa_vnic_hfi {
 	struct opa_vnic_ctrl *ctrl;		/* control thread and VEMA agent */
 };
 
-/* The vswitch MTU as the kernel applies it: max(eth_mtu, 68). */
+/*
+ * The vswitch MTU as the datapath applies it: at least 68, as the kernel
+ * did, and at most hfi1's 10240. VEMA stores and answers whatever the EM set
+ * (0..65535); nothing is ever sized for more than the chip can carry.
+ */
 static inline uint32_t
 opa_vnic_conf_mtu(const struct opa_vnic_vport_conf *conf)
 {
-	return conf->cfg.eth_mtu > OPA_VNIC_MIN_MTU ? conf->cfg.eth_mtu : OPA_VNIC_MIN_MTU;
+	return RTE_MIN(RTE_MAX((uint32_t)conf->cfg.eth_mtu, (uint32_t)OPA_VNIC_MIN_MTU),
+		       (uint32_t)OPA_VNIC_ETH_MTU_MAX);
 }
 
 /* ---- opa_vnic_hfi.c ---- */
