@@ -165,6 +165,36 @@ test_entsize_2(void **state)
 	assert_int_equal(pkt.egr_idx, 0);
 }
 
+/* An RHF naming an eager slot or length outside the context is never taken as a buffer. */
+static void
+test_untrusted_rhf(void **state)
+{
+	struct env *env = *state;
+	struct hfi_rcv_pkt pkt = { 0 };
+	struct hfi_rcv *r;
+	uint64_t *rhf;
+
+	open_rx(env, 0, 64, 64, 32, 0);
+	r = env->rx[0].rcv;
+	send_n(env, 3, 1, 0, 0);
+	hfi_rcv_kick(r);	/* the inline engine writes the entries now */
+	/* An eager index past the context's 64 buffers. */
+	rhf = (uint64_t *)(uintptr_t)(hfi_rcv_entry(r) + r->entsize_qw - 1);
+	*rhf = (*rhf & ~((uint64_t)RHF_EGR_INDEX_MASK << RHF_EGR_INDEX_SHIFT)) |
+	       ((uint64_t)64 << RHF_EGR_INDEX_SHIFT);
+	assert_int_equal(hfi_rcv_poll(r, &pkt, 1), 1);
+	assert_false(pkt.use_egr);
+	/* A length longer than an eager buffer. */
+	rhf = (uint64_t *)(uintptr_t)(hfi_rcv_entry(r) + r->entsize_qw - 1);
+	*rhf = (*rhf & ~(uint64_t)RHF_PKT_LEN_MASK) | ((r->egr_size + 4) / 4);
+	assert_int_equal(hfi_rcv_poll(r, &pkt, 1), 1);
+	assert_false(pkt.use_egr);
+	/* The next, untouched, is a buffer. */
+	assert_int_equal(hfi_rcv_poll(r, &pkt, 1), 1);
+	assert_true(pkt.use_egr);
+	assert_int_equal(pkt.egr_idx, 2);
+}
+
 static void
 test_eager_full(void **state)
 {
@@ -547,6 +577,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_rhf_sequence_wrap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_entsize_2, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_untrusted_rhf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_eager_full, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hdrq_full, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dont_drop, setup, teardown),

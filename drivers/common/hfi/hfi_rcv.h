@@ -131,6 +131,9 @@ hfi_rcv_poll(struct hfi_rcv *r, struct hfi_rcv_pkt *pkts, unsigned int max)
 		p->rcv_type = (uint8_t)((rhf >> RHF_RCV_TYPE_SHIFT) & RHF_RCV_TYPE_MASK);
 		p->use_egr = (rhf & RHF_USE_EGR_BFR) != 0;
 		p->errors = rhf & RHF_ERROR_MASK;
+		/* An eager slot or length this context cannot have written: no buffer to trust. */
+		if (p->use_egr && (p->egr_idx >= r->egr_cnt || p->len > r->egr_size))
+			p->use_egr = false;
 		if (p->use_egr)
 			r->egr_head = p->egr_idx + 1u == r->egr_cnt ? 0 : p->egr_idx + 1u;
 		r->head = r->head + 1 == r->hdrq_cnt ? 0 : r->head + 1;

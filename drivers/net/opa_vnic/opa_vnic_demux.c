@@ -206,8 +206,9 @@ rx_drain_ctxt(struct opa_vnic_rxq *q, const struct opa_vnic_snap *snap, struct h
 	n = hfi_rcv_poll(rcv, rp, RTE_MIN(max, (uint16_t)OPA_VNIC_BURST));
 	if (n == 0)
 		return 0;
+	/* A replacement for each eager buffer that leaves with its packet. */
 	for (i = 0; i < n; i++)
-		need += rp[i].use_egr;
+		need += rp[i].use_egr && rp[i].rcv_type == RHF_RCV_TYPE_BYPASS;
 	have_fresh = need == 0 || rte_pktmbuf_alloc_bulk(mp, fresh, need) == 0;
 	for (i = 0; i < n; i++) {
 		const struct hfi_rcv_pkt *p = &rp[i];
