@@ -318,6 +318,41 @@ test_dead_claimer_before_enq(void **state)
 	close(done[1]);
 }
 
+/* Created on first use, with a peer that died: gone with the last living user. */
+static void
+test_auto_segment_dead_peer(void **state)
+{
+	struct hfi_dev *d;
+	int go[2], done[2], status;
+	pid_t pid;
+
+	(void)state;
+	unique_spec("autodead");
+	assert_int_equal(pipe(go), 0);
+	assert_int_equal(pipe(done), 0);
+	assert_non_null(d = test_open("sw0", spec, HFI_ENGINE_INLINE, 0));
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		wait_byte(go[0]);
+		if (test_open("sw1", spec, HFI_ENGINE_INLINE, 0) == NULL)
+			_exit(1);
+		send_byte(done[1]);
+		for (;;)
+			pause();
+	}
+	send_byte(go[1]);
+	wait_byte(done[0]);
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	hfi_dev_close(d);
+	assert_false(shm_exists(spec));
+	close(go[0]);
+	close(go[1]);
+	close(done[0]);
+	close(done[1]);
+}
+
 int
 main(void)
 {
@@ -325,6 +360,7 @@ main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_dead_process),
 		cmocka_unit_test(test_dead_claimer_before_enq),
+		cmocka_unit_test(test_auto_segment_dead_peer),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

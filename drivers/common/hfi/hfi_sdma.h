@@ -123,9 +123,9 @@ hfi_sdma_in_flight(const struct hfi_sdma *e)
 /*
  * Post one packet. Returns 0, -ENOSPC when the ring has no room for it (try
  * again after hfi_sdma_reap()), or -EINVAL for a packet the engine cannot
- * take (no fragment, more than 64, an empty or oversized fragment, a
- * first fragment shorter than the PBC, more than 16383 bytes in all, an
- * IOVA over 48 bits) or while the engine is halted. Nothing is posted when
+ * take (no fragment, more than 64 or than the ring holds, an empty or
+ * oversized fragment, a first fragment shorter than the PBC, more than
+ * 16383 bytes in all, an IOVA over 48 bits) or while the engine is halted. Nothing is posted when
  * it fails. The doorbell is rung separately, once per burst.
  */
 static inline int
@@ -144,9 +144,10 @@ hfi_sdma_post(struct hfi_sdma *e, const struct hfi_sdma_frag *frags, unsigned in
 			return -EINVAL;
 		total += frags[i].len;
 	}
-	if (total > SDMA_MAX_PKT_SIZE)
-		return -EINVAL;
-	if (nfrags > hfi_sdma_free_descs(e))
+	if (total > SDMA_MAX_PKT_SIZE || nfrags > e->mask)
+		return -EINVAL;	/* beyond the engine, or more descriptors than the ring holds */
+	/* Room for the descriptors, and for the packet among those not yet reaped. */
+	if (nfrags > hfi_sdma_free_descs(e) || e->pkt_tail - e->pkt_head >= e->mask)
 		return -ENOSPC;
 
 	for (i = 0; i < nfrags; i++) {

@@ -709,6 +709,7 @@ hfi_fabric_close(struct hfi_fabric *fab)
 	h->procs[fab->proc].refs = 0;
 	h->procs[fab->proc].gen++;
 	atomic_store(&h->procs[fab->proc].pid, 0);
+	reap_locked(fab);	/* a peer that died still holds its pid */
 	for (i = 0; i < FAB_MAX_PROCS; i++)
 		if (atomic_load(&h->procs[i].pid) != 0)
 			last = false;
