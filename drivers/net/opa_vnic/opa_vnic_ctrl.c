@@ -509,6 +509,9 @@ ctrl_main(void *arg)
 		ctrl_refresh(hfi, now != link);
 		link = now;
 	}
+	/* The last port's close is still queued: its trap goes out before the agent does. */
+	if (c->agent != NULL)
+		vema_agent_process_events(c->agent);
 	return NULL;
 }
 
