@@ -20,6 +20,7 @@
 #include <rte_cycles.h>
 #include <rte_malloc.h>
 
+#include "hfi_fabric.h"
 #include "hfi_mad.h"
 #include "opa_vnic_em.h"
 #include "opa_vnic_encap.h"
@@ -514,6 +515,24 @@ pt_test_em_conformance(void **state)
 	pt_assert_pool_full(pt_mp);
 }
 
+/* Management ports (EMs) on an in-process fabric; none when it does not exist. */
+static unsigned int
+mgmt_ports(const char *spec)
+{
+	struct hfi_fabric_port_info info[64];
+	struct hfi_fabric *fab;
+	unsigned int n = 0;
+	int i, np;
+
+	if (hfi_fabric_open(spec, HFI_FABRIC_NOCREATE, &fab) != 0)
+		return 0;
+	np = hfi_fabric_ports(fab, info, RTE_DIM(info));
+	for (i = 0; i < np; i++)
+		n += info[i].role == HFI_ROLE_MGMT;
+	hfi_fabric_close(fab);
+	return n;
+}
+
 /*
  * em-none: with an EM expected (em=external) and none on the fabric, a port
  * stays down and drops what it sends as drop_state, while its agent answers;
@@ -527,7 +546,7 @@ pt_test_em_none(void **state)
 	struct rte_eth_dev_info dinfo;
 	struct vema_veswport_info v;
 	struct mgmt m;
-	struct port a;
+	struct port a, x, y;
 
 	RTE_SET_USED(state);
 	port_probe(&a, "net_opa_vnic0,hfi=sw0,lid=1,vport=0,em=external");
@@ -583,6 +602,18 @@ pt_test_em_none(void **state)
 	hfi_dev_close(m.dev);
 	port_remove(&a);
 	pt_assert_pool_full(pt_mp);
+
+	/*
+	 * Two vports of an HFI on another fabric, the second's devargs silent
+	 * about it: one embedded EM, on the HFI's fabric, held by both.
+	 */
+	port_probe(&x, "net_opa_vnic5,hfi=sw7,lid=7,vport=0,fabric=other");
+	port_probe(&y, "net_opa_vnic6,hfi=sw7,vport=1");
+	assert_int_equal(mgmt_ports(""), 0);
+	assert_int_equal(mgmt_ports("other"), 1);
+	port_remove(&x);
+	assert_int_equal(mgmt_ports("other"), 1);
+	port_remove(&y);
 }
 
 /* ---- em-e2e: the embedded EM ---- */

@@ -72,7 +72,7 @@ em_load(const struct opa_vnic_em_ref *r, char *err, size_t errlen)
 }
 
 static struct opa_vnic_em_ref *
-em_start(const struct opa_vnic_devargs *da, char *err, size_t errlen)
+em_start(const char *fabric, const char *config, char *err, size_t errlen)
 {
 	struct opa_vnic_em_params p;
 	struct vema_em_config *cfg;
@@ -85,8 +85,8 @@ em_start(const struct opa_vnic_devargs *da, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	snprintf(r->fabric, sizeof(r->fabric), "%s", da->fabric);
-	snprintf(r->config, sizeof(r->config), "%s", da->em_config);
+	snprintf(r->fabric, sizeof(r->fabric), "%s", fabric);
+	snprintf(r->config, sizeof(r->config), "%s", config);
 	cfg = em_load(r, err, errlen);
 	if (cfg == NULL) {
 		free(r);
@@ -122,12 +122,22 @@ em_start(const struct opa_vnic_devargs *da, char *err, size_t errlen)
 	return r;
 }
 
+/*
+ * The fabric the vport's HFI is on: the one it was opened with, whether or
+ * not this vport's devargs repeat it.
+ */
+static const char *
+vport_fabric(const struct opa_vnic_vport *vp)
+{
+	return vp->hfi->open_args.fabric;
+}
+
 /* Whether the PMD runs an EM for this vport: em=on on an in-process software fabric. */
 static bool
 em_embedded(const struct opa_vnic_vport *vp, const struct opa_vnic_devargs *da)
 {
 	return da->em == OPA_VNIC_EM_ON && hfi_dev_is_sw(vp->hfi->dev) &&
-	       strncmp(da->fabric, "shm:", 4) != 0;
+	       strncmp(vport_fabric(vp), "shm:", 4) != 0;
 }
 
 /* What the default configuration (one vesw, indices 0..15 discovered) cannot bring up. */
@@ -170,7 +180,7 @@ opa_vnic_em_ref_get(struct opa_vnic_vport *vp, const struct opa_vnic_devargs *da
 	}
 	pthread_mutex_lock(&em_refs_lock);
 	TAILQ_FOREACH(r, &em_refs, next)
-		if (strcmp(r->fabric, da->fabric) == 0)
+		if (strcmp(r->fabric, vport_fabric(vp)) == 0)
 			break;
 	if (r != NULL && (da->given & OPA_VNIC_DA_EM_CONFIG) &&
 	    strcmp(r->config, da->em_config) != 0) {
@@ -179,7 +189,7 @@ opa_vnic_em_ref_get(struct opa_vnic_vport *vp, const struct opa_vnic_devargs *da
 			 r->config[0] ? r->config : "default configuration");
 		rc = -EINVAL;
 	} else if (r == NULL) {
-		r = em_start(da, err, errlen);
+		r = em_start(vport_fabric(vp), da->em_config, err, errlen);
 		if (r != NULL)
 			TAILQ_INSERT_TAIL(&em_refs, r, next);
 		else
