@@ -408,6 +408,31 @@ exchange(uint16_t a, uint16_t b, unsigned int n, bool arrive)
 	return pt_rx(&b, 1, NULL, NULL, n, arrive ? PT_WAIT_MS : 200);
 }
 
+struct close_on_down {
+	uint16_t victim;
+	int rc;
+	bool done;
+};
+
+/* LSC callback: on the first link down, stop and close the victim port. */
+static int
+close_on_down(uint16_t port, enum rte_eth_event_type type, void *arg, void *ret)
+{
+	struct close_on_down *cd = arg;
+	struct rte_eth_link link;
+
+	RTE_SET_USED(type);
+	RTE_SET_USED(ret);
+	if (__atomic_load_n(&cd->done, __ATOMIC_ACQUIRE) ||
+	    rte_eth_link_get_nowait(port, &link) != 0 || link.link_status != RTE_ETH_LINK_DOWN)
+		return 0;
+	cd->rc = rte_eth_dev_stop(cd->victim);
+	if (cd->rc == 0)
+		cd->rc = rte_eth_dev_close(cd->victim);
+	__atomic_store_n(&cd->done, true, __ATOMIC_RELEASE);
+	return 0;
+}
+
 void
 pt_test_link_config(void **state)
 {
@@ -563,6 +588,27 @@ pt_test_link_config(void **state)
 	assert_int_equal(rte_eth_dev_callback_unregister(b, RTE_ETH_EVENT_INTR_LSC, pt_lsc_cb,
 							 &log), 0);
 	pt_port_remove(a);
+
+	/* An LSC callback closes another port of the same HFI (on the control thread). */
+	{
+		struct close_on_down cd = { .victim = probe_args("net_opa_vnic2,hfi=sw1,vport=4,"
+								 "em=off,vesw_id=9") };
+		char name[RTE_ETH_NAME_MAX_LEN];
+		unsigned int i;
+
+		assert_int_equal(rte_eth_dev_get_name_by_port(cd.victim, name), 0);
+		assert_int_equal(pt_port_setup(cd.victim, 1, 1, pt_mp, 0), 0);
+		assert_int_equal(rte_eth_dev_callback_register(b, RTE_ETH_EVENT_INTR_LSC,
+							       close_on_down, &cd), 0);
+		assert_int_equal(rte_eth_dev_set_link_down(b), 0);
+		for (i = 0; i < PT_WAIT_MS && !__atomic_load_n(&cd.done, __ATOMIC_ACQUIRE); i++)
+			rte_delay_us_sleep(1000);
+		assert_true(__atomic_load_n(&cd.done, __ATOMIC_ACQUIRE));
+		assert_int_equal(cd.rc, 0);
+		assert_int_equal(rte_eth_dev_callback_unregister(b, RTE_ETH_EVENT_INTR_LSC,
+								 close_on_down, &cd), 0);
+		assert_int_equal(rte_eal_hotplug_remove("vdev", name), 0);
+	}
 	pt_port_remove(b);
 	pt_assert_pool_full(pt_mp);
 }

@@ -412,33 +412,39 @@ hfi_link_cb(struct hfi_dev *dev, enum hfi_link_state state, void *arg)
 	__atomic_store_n(&hfi->link_up, state == HFI_LINK_UP, __ATOMIC_RELEASE);
 }
 
-/* Publish every vport again (link change) and raise the LSC events that follow. */
+/*
+ * Publish every vport again (link change) and raise the LSC events that
+ * follow. One vport is held at a time: a callback may close the others.
+ */
 static void
 ctrl_refresh(struct opa_vnic_hfi *hfi, bool republish)
 {
-	struct opa_vnic_vport *vps[OPA_VNIC_MAX_VPORT + 1];
-	unsigned int i, n = 0;
+	unsigned int i;
 
-	pthread_mutex_lock(&hfi->lock);
+	if (republish) {
+		pthread_mutex_lock(&hfi->lock);
+		for (i = 0; i <= OPA_VNIC_MAX_VPORT; i++)
+			if (hfi->vports[i] != NULL)
+				opa_vnic_vport_publish(hfi->vports[i]);
+		pthread_mutex_unlock(&hfi->lock);
+	}
 	for (i = 0; i <= OPA_VNIC_MAX_VPORT; i++) {
-		struct opa_vnic_vport *vp = hfi->vports[i];
+		struct opa_vnic_vport *vp;
 
+		pthread_mutex_lock(&hfi->lock);
+		vp = hfi->vports[i];
+		if (vp != NULL)
+			vp->users++;
+		pthread_mutex_unlock(&hfi->lock);
 		if (vp == NULL)
 			continue;
-		if (republish)
-			opa_vnic_vport_publish(vp);
-		vp->users++;
-		vps[n++] = vp;
+		/* Application callbacks run here, with no driver lock held and outside the agent. */
+		opa_vnic_vport_report_link(vp);
+		pthread_mutex_lock(&hfi->lock);
+		vp->users--;
+		pthread_cond_broadcast(&hfi->cond);
+		pthread_mutex_unlock(&hfi->lock);
 	}
-	pthread_mutex_unlock(&hfi->lock);
-	/* Application callbacks run here, with no driver lock held and outside the agent. */
-	for (i = 0; i < n; i++)
-		opa_vnic_vport_report_link(vps[i]);
-	pthread_mutex_lock(&hfi->lock);
-	for (i = 0; i < n; i++)
-		vps[i]->users--;
-	pthread_cond_broadcast(&hfi->cond);
-	pthread_mutex_unlock(&hfi->lock);
 }
 
 static void

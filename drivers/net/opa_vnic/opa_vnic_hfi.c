@@ -389,15 +389,19 @@ opa_vnic_hfi_detach(struct opa_vnic_vport *vp)
 
 	if (hfi == NULL)
 		return;
-	pthread_mutex_lock(&opa_vnic_hfis_lock);
+	/*
+	 * Stop pointing at vp: demux on other lcores first, the control thread
+	 * next. Not under the registry lock: the control thread may be in an
+	 * application callback that probes or closes another port.
+	 */
 	pthread_mutex_lock(&hfi->lock);
 	hfi->vports[vp->index] = NULL;
 	opa_vnic_hfi_update_vesw(hfi);
-	/* Stop pointing at vp: demux on other lcores first, the control thread next. */
 	opa_vnic_hfi_quiesce(hfi);
 	while (vp->users != 0)
 		pthread_cond_wait(&hfi->cond, &hfi->lock);
 	pthread_mutex_unlock(&hfi->lock);
+	pthread_mutex_lock(&opa_vnic_hfis_lock);
 	vp->hfi = NULL;
 	last = --hfi->refcnt == 0;
 	if (last)
