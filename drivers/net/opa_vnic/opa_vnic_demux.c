@@ -377,7 +377,11 @@ opa_vnic_rxq_recv(struct opa_vnic_rxq *q, struct rte_mbuf **pkts, uint16_t n)
 
 /* ---- the shared context ---- */
 
-/* Pools whose mbufs were still out when their HFI stopped receiving. */
+/*
+ * Pools whose mbufs were still out when their HFI stopped receiving, and the
+ * counter that names new ones: shared by every HFI, under their own lock.
+ */
+static pthread_mutex_t pools_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rte_mempool *zombie_pools[64];
 static unsigned int pool_generation;
 
@@ -386,6 +390,7 @@ pool_release(struct rte_mempool *mp)
 {
 	unsigned int i;
 
+	pthread_mutex_lock(&pools_lock);
 	if (mp != NULL && !rte_mempool_full(mp)) {
 		for (i = 0; i < RTE_DIM(zombie_pools); i++)
 			if (zombie_pools[i] == NULL) {
@@ -396,9 +401,13 @@ pool_release(struct rte_mempool *mp)
 				mp = NULL;
 				break;
 			}
-		if (mp != NULL)
-			OPA_VNIC_LOG(WARNING, "pool %s: freed with %u mbufs still out", mp->name,
-				     mp->size - rte_mempool_avail_count(mp));
+		if (mp != NULL) {
+			/* Never freed under the application's mbufs: kept until the process ends. */
+			OPA_VNIC_LOG(WARNING, "pool %s: %u mbufs still out and %zu pools waiting "
+				     "for theirs: kept", mp->name,
+				     mp->size - rte_mempool_avail_count(mp), RTE_DIM(zombie_pools));
+			mp = NULL;
+		}
 	}
 	rte_mempool_free(mp);
 	for (i = 0; i < RTE_DIM(zombie_pools); i++)
@@ -406,6 +415,7 @@ pool_release(struct rte_mempool *mp)
 			rte_mempool_free(zombie_pools[i]);
 			zombie_pools[i] = NULL;
 		}
+	pthread_mutex_unlock(&pools_lock);
 }
 
 unsigned int
@@ -461,7 +471,9 @@ opa_vnic_shared_setup(struct opa_vnic_hfi *hfi)
 		if (hfi->vports[i] != NULL)
 			mtu = RTE_MAX(mtu, opa_vnic_conf_mtu(&hfi->vports[i]->conf));
 	p.egr_size = opa_vnic_egr_needed(mtu);
+	pthread_mutex_lock(&pools_lock);
 	snprintf(name, sizeof(name), "ovnic_shared_%u", pool_generation++);
+	pthread_mutex_unlock(&pools_lock);
 	sh->pool = rte_pktmbuf_pool_create(name, OPA_VNIC_SHARED_POOL, 64, 0,
 					   (uint16_t)(RTE_PKTMBUF_HEADROOM + OPA_VNIC_EGR_ALIGN +
 						      p.egr_size), SOCKET_ID_ANY);

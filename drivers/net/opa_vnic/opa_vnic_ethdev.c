@@ -224,6 +224,8 @@ opa_vnic_dev_start(struct rte_eth_dev *dev)
 	if (rc != 0) {
 		for (q = 0; q < dev->data->nb_rx_queues; q++)
 			__atomic_store_n(&vp->rxq[q]->running, false, __ATOMIC_RELEASE);
+		/* A shared Rx queue's other members may be polling these queues. */
+		opa_vnic_hfi_quiesce(hfi);
 		vport_stop_queues(vp);
 		pthread_mutex_unlock(&hfi->lock);
 		return rc;
@@ -258,6 +260,7 @@ opa_vnic_dev_stop(struct rte_eth_dev *dev)
 			__atomic_store_n(&vp->rxq[q]->running, false, __ATOMIC_RELEASE);
 	opa_vnic_hfi_rx_stop(hfi, vp);
 	vport_stop_queues(vp);
+	opa_vnic_hfi_rx_release(hfi);
 	for (q = 0; q < OPA_VNIC_MAX_QUEUES; q++)
 		if (vp->txq[q] != NULL)
 			opa_vnic_txq_drain(vp->txq[q]);

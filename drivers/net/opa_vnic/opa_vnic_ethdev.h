@@ -339,6 +339,11 @@ void opa_vnic_hfi_program_rsm(struct opa_vnic_hfi *hfi);
 void opa_vnic_hfi_quiesce(struct opa_vnic_hfi *hfi);
 int opa_vnic_hfi_rx_start(struct opa_vnic_hfi *hfi, struct opa_vnic_vport *vp);
 void opa_vnic_hfi_rx_stop(struct opa_vnic_hfi *hfi, struct opa_vnic_vport *vp);
+/*
+ * Once no vport of the HFI is started and the stopped ones' rings are
+ * drained (their mbufs back in the shared pool): release the shared context.
+ */
+void opa_vnic_hfi_rx_release(struct opa_vnic_hfi *hfi);
 /* The vport with the lowest index: the kernel reports HFI-level drops on it. */
 bool opa_vnic_hfi_is_first_vport(const struct opa_vnic_hfi *hfi, const struct opa_vnic_vport *vp);
 /* Visit every HFI under the registry lock. */

@@ -220,7 +220,12 @@ opa_vnic_hfi_rx_stop(struct opa_vnic_hfi *hfi, struct opa_vnic_vport *vp)
 	opa_vnic_hfi_program_rsm(hfi);
 	/* Then no lcore pushes into vp's rings, and none drains the shared context. */
 	opa_vnic_hfi_quiesce(hfi);
-	if (hfi->n_started == 0) {
+}
+
+void
+opa_vnic_hfi_rx_release(struct opa_vnic_hfi *hfi)
+{
+	if (hfi->n_started == 0 && hfi->shared.rcv != NULL) {
 		opa_vnic_shared_release(hfi);
 		opa_vnic_hfi_program_rsm(hfi);
 	}
