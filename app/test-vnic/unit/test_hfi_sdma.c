@@ -350,6 +350,26 @@ test_partial_reaps(void **state)
 	hfi_sdma_release(e, NULL, NULL);
 }
 
+/* An engine halted before anyone set it up is cleaned up by the setup. */
+static void
+test_setup_halted(void **state)
+{
+	struct env *env = *state;
+	struct hfi_sdma *e;
+
+	assert_int_equal(hfi_sdma_setup(env->a, 5, 64, &e), 0);
+	hfi_sdma_release(e, NULL, NULL);
+	assert_int_equal(hfi_fault_halt_sdma(env->a, 5), 0);
+	assert_int_equal(hfi_sdma_setup(env->a, 5, 64, &e), 0);
+	assert_false(hfi_sdma_halted(e));
+	assert_int_equal(post_split(env, e, 0, 1), 0);
+	hfi_sdma_doorbell(e);
+	assert_int_equal(reap_all(env, e), 1);
+	harness_rxq_poll(&env->rx, 100, on_rx, env);
+	assert_int_equal(env->rx_count, 1);
+	hfi_sdma_release(e, NULL, NULL);
+}
+
 static void
 test_halt_injected(void **state)
 {
@@ -580,6 +600,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_ring_wrap_generation, setup_inline, teardown),
 		cmocka_unit_test_setup_teardown(test_post_checks, setup_inline, teardown),
 		cmocka_unit_test_setup_teardown(test_partial_reaps, setup_inline, teardown),
+		cmocka_unit_test_setup_teardown(test_setup_halted, setup_inline, teardown),
 		cmocka_unit_test_setup_teardown(test_halt_injected, setup_inline, teardown),
 		cmocka_unit_test_setup_teardown(test_halt_malformed, setup_inline, teardown),
 		cmocka_unit_test_setup_teardown(test_release_in_flight, setup_inline, teardown),

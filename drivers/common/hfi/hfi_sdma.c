@@ -59,6 +59,8 @@ sdma_set_len_gen(struct hfi_sdma *e)
 						   SEND_DMA_LEN_GEN_GENERATION_SHIFT));
 }
 
+static int sdma_stop_and_flush(struct hfi_sdma *e, hfi_sdma_cpl_fn fn, void *arg);
+
 /* Start (or restart) the engine on an empty ring. */
 static int
 sdma_start(struct hfi_sdma *e)
@@ -116,7 +118,11 @@ hfi_sdma_setup(struct hfi_dev *dev, unsigned int engine, unsigned int ring_size,
 	sdma_csr_write(e, SEND_DMA_CTRL, 0);
 	sdma_csr_write(e, SEND_DMA_BASE_ADDR, e->ring_iova);
 	sdma_csr_write(e, SEND_DMA_HEAD_ADDR, e->head_iova);
-	rc = sdma_start(e);
+	/* Left halted (a fault, an earlier user): cleaned up first, as hfi1's start-up does. */
+	rc = (sdma_csr_read(e, SEND_DMA_STATUS) & SEND_DMA_STATUS_ENG_HALTED) ?
+	     sdma_stop_and_flush(e, NULL, NULL) : 0;
+	if (rc >= 0)
+		rc = sdma_start(e);
 	if (rc == 0) {
 		*out = e;
 		return 0;
