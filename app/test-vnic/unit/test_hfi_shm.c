@@ -179,77 +179,115 @@ child(int go, int done, bool rewind)
 		pause();
 }
 
+/* This process (LID 1) and a child (LID 2) that sent 100 packets and holds a claimed cell. */
+struct dead_env {
+	struct hfi_fabric *fab;
+	struct hfi_dev *dev;
+	struct harness_rxq rx;
+	struct harness_txq tx;
+	int go[2], done[2];
+	pid_t pid;
+};
+
+static void
+dead_env_start(struct dead_env *d, const char *what, bool rewind)
+{
+	struct hfi_rcv_params rp;
+
+	unique_spec(what);
+	assert_int_equal(pipe(d->go), 0);
+	assert_int_equal(pipe(d->done), 0);
+	d->pid = fork();
+	assert_true(d->pid >= 0);
+	if (d->pid == 0)
+		child(d->go[0], d->done[1], rewind);
+	assert_int_equal(hfi_fabric_create(spec, NULL, &d->fab), 0);
+	assert_non_null(d->dev = test_open("sw0", spec, HFI_ENGINE_INLINE, 1));
+	harness_rcv_params(&rp);
+	assert_int_equal(harness_rxq_open(&d->rx, d->dev, 0, &rp), 0);
+	harness_port_enable(d->dev, 0);
+	assert_int_equal(harness_txq_open(&d->tx, d->dev, 0, 64), 0);
+	send_byte(d->go[1]);
+	wait_byte(d->done[0]);
+	assert_int_equal(harness_rxq_poll(&d->rx, 1000, NULL, NULL), 100);
+}
+
+static void
+dead_env_end(struct dead_env *d)
+{
+	harness_txq_close(&d->tx);
+	harness_rxq_close(&d->rx);
+	hfi_dev_close(d->dev);
+	hfi_fabric_close(d->fab);
+	assert_int_equal(hfi_fabric_unlink(spec), 0);
+	close(d->go[0]);
+	close(d->go[1]);
+	close(d->done[0]);
+	close(d->done[1]);
+}
+
+/* Send n packets to ourselves (LID 1). */
+static void
+send_self(struct dead_env *d, unsigned int n)
+{
+	struct harness_hdr h = { .slid = 1, .dlid = 1, .pkey = 0xffff, .vesw = 1 };
+	uint8_t frame[TEST_FRAME_LEN];
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		test_frame(frame, i);
+		assert_int_equal(harness_txq_post(&d->tx, &h, frame, sizeof(frame)), 0);
+	}
+	harness_txq_kick(&d->tx);
+	harness_txq_reap(&d->tx);
+}
+
+/* Poll for up to a second until n packets came; returns how many did. */
+static unsigned int
+receive(struct dead_env *d, unsigned int n)
+{
+	struct timespec ts = { 0, 1000000 };
+	unsigned int i, got = 0;
+
+	for (i = 0; i < 1000 && got < n; i++) {
+		got += harness_rxq_poll(&d->rx, 1000, NULL, NULL);
+		nanosleep(&ts, NULL);
+	}
+	return got;
+}
+
 static void
 test_dead_process(void **state)
 {
-	struct harness_hdr h = { .slid = 1, .dlid = 1, .pkey = 0xffff, .vesw = 1 };
 	struct hfi_mad_addr to = { .lid = 2, .qpn = HFI_QP1, .qkey = HFI_GSI_QKEY };
-	uint8_t frame[TEST_FRAME_LEN], mad[256] = { 0x80 };
-	struct hfi_rcv_params rp;
-	struct harness_rxq rx;
-	struct harness_txq tx;
-	struct hfi_dev *dev, *again;
-	struct hfi_fabric *fab;
-	int go[2], done[2], status;
-	unsigned int i, got = 0;
-	pid_t pid;
+	uint8_t mad[256] = { 0x80 };
 	struct timespec ts = { 0, 1000000 };
+	struct dead_env d;
+	struct hfi_dev *again;
+	unsigned int i;
+	int status;
 
 	(void)state;
-	unique_spec("dead");
-	assert_int_equal(pipe(go), 0);
-	assert_int_equal(pipe(done), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0)
-		child(go[0], done[1], false);
-	assert_int_equal(hfi_fabric_create(spec, NULL, &fab), 0);
-	assert_non_null(dev = test_open("sw0", spec, HFI_ENGINE_INLINE, 1));
-	harness_rcv_params(&rp);
-	assert_int_equal(harness_rxq_open(&rx, dev, 0, &rp), 0);
-	harness_port_enable(dev, 0);
-	assert_int_equal(harness_txq_open(&tx, dev, 0, 64), 0);
-	send_byte(go[1]);
-	wait_byte(done[0]);
-	assert_int_equal(harness_rxq_poll(&rx, 1000, NULL, NULL), 100);
-	assert_int_equal(hfi_fabric_lid_alive(fab, 2), 1);
-
+	dead_env_start(&d, "dead", false);
+	assert_int_equal(hfi_fabric_lid_alive(d.fab, 2), 1);
 	/* Our own packets queue behind the cell the child holds. */
-	for (i = 0; i < 5; i++) {
-		test_frame(frame, i);
-		assert_int_equal(harness_txq_post(&tx, &h, frame, sizeof(frame)), 0);
-	}
-	harness_txq_kick(&tx);
-	harness_txq_reap(&tx);
-	assert_int_equal(harness_rxq_poll(&rx, 1000, NULL, NULL), 0);
+	send_self(&d, 5);
+	assert_int_equal(harness_rxq_poll(&d.rx, 1000, NULL, NULL), 0);
 
-	kill(pid, SIGKILL);
+	kill(d.pid, SIGKILL);
 	/* Still a zombie (not reaped): it counts as dead already. */
-	for (i = 0; i < 1000 && hfi_fabric_lid_alive(fab, 2); i++)
+	for (i = 0; i < 1000 && hfi_fabric_lid_alive(d.fab, 2); i++)
 		nanosleep(&ts, NULL);
-	assert_int_equal(hfi_fabric_lid_alive(fab, 2), 0);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	for (i = 0; i < 1000 && got < 5; i++) {
-		got += harness_rxq_poll(&rx, 1000, NULL, NULL);
-		nanosleep(&ts, NULL);
-	}
-	assert_int_equal(got, 5);
-	assert_int_equal(test_counters(dev).drops[HFI_DROP_DEAD_SENDER], 1);
-	assert_int_equal(hfi_mad_send(dev, &to, mad, sizeof(mad)), -EHOSTUNREACH);
+	assert_int_equal(hfi_fabric_lid_alive(d.fab, 2), 0);
+	assert_int_equal(waitpid(d.pid, &status, 0), d.pid);
+	assert_int_equal(receive(&d, 5), 5);
+	assert_int_equal(test_counters(d.dev).drops[HFI_DROP_DEAD_SENDER], 1);
+	assert_int_equal(hfi_mad_send(d.dev, &to, mad, sizeof(mad)), -EHOSTUNREACH);
 	/* The dead port's LID and slot can be used again. */
 	assert_non_null(again = test_open("sw2", spec, HFI_ENGINE_INLINE, 2));
-	assert_int_equal(hfi_mad_send(dev, &to, mad, sizeof(mad)), 0);
+	assert_int_equal(hfi_mad_send(d.dev, &to, mad, sizeof(mad)), 0);
 	hfi_dev_close(again);
-
-	harness_txq_close(&tx);
-	harness_rxq_close(&rx);
-	hfi_dev_close(dev);
-	hfi_fabric_close(fab);
-	assert_int_equal(hfi_fabric_unlink(spec), 0);
-	close(go[0]);
-	close(go[1]);
-	close(done[0]);
-	close(done[1]);
+	dead_env_end(&d);
 }
 
 /*
@@ -260,62 +298,23 @@ test_dead_process(void **state)
 static void
 test_dead_claimer_before_enq(void **state)
 {
-	struct harness_hdr h = { .slid = 1, .dlid = 1, .pkey = 0xffff, .vesw = 1 };
-	uint8_t frame[TEST_FRAME_LEN];
-	struct hfi_rcv_params rp;
-	struct harness_rxq rx;
-	struct harness_txq tx;
-	struct hfi_dev *dev;
-	struct hfi_fabric *fab;
-	int go[2], done[2], status;
-	unsigned int i, got = 0;
-	pid_t pid;
 	struct timespec ts = { 0, 1000000 };
+	struct dead_env d;
+	unsigned int i;
+	int status;
 
 	(void)state;
-	unique_spec("rewind");
-	assert_int_equal(pipe(go), 0);
-	assert_int_equal(pipe(done), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0)
-		child(go[0], done[1], true);
-	assert_int_equal(hfi_fabric_create(spec, NULL, &fab), 0);
-	assert_non_null(dev = test_open("sw0", spec, HFI_ENGINE_INLINE, 1));
-	harness_rcv_params(&rp);
-	assert_int_equal(harness_rxq_open(&rx, dev, 0, &rp), 0);
-	harness_port_enable(dev, 0);
-	assert_int_equal(harness_txq_open(&tx, dev, 0, 64), 0);
-	send_byte(go[1]);
-	wait_byte(done[0]);
-	assert_int_equal(harness_rxq_poll(&rx, 1000, NULL, NULL), 100);
-	kill(pid, SIGKILL);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	for (i = 0; i < 2000 && test_counters(dev).drops[HFI_DROP_DEAD_SENDER] == 0; i++) {
-		harness_rxq_poll(&rx, 1000, NULL, NULL);
+	dead_env_start(&d, "rewind", true);
+	kill(d.pid, SIGKILL);
+	assert_int_equal(waitpid(d.pid, &status, 0), d.pid);
+	for (i = 0; i < 2000 && test_counters(d.dev).drops[HFI_DROP_DEAD_SENDER] == 0; i++) {
+		harness_rxq_poll(&d.rx, 1000, NULL, NULL);
 		nanosleep(&ts, NULL);
 	}
-	assert_int_equal(test_counters(dev).drops[HFI_DROP_DEAD_SENDER], 1);
-	for (i = 0; i < 5; i++) {
-		test_frame(frame, i);
-		assert_int_equal(harness_txq_post(&tx, &h, frame, sizeof(frame)), 0);
-	}
-	harness_txq_kick(&tx);
-	harness_txq_reap(&tx);
-	for (i = 0; i < 1000 && got < 5; i++) {
-		got += harness_rxq_poll(&rx, 1000, NULL, NULL);
-		nanosleep(&ts, NULL);
-	}
-	assert_int_equal(got, 5);
-	harness_txq_close(&tx);
-	harness_rxq_close(&rx);
-	hfi_dev_close(dev);
-	hfi_fabric_close(fab);
-	assert_int_equal(hfi_fabric_unlink(spec), 0);
-	close(go[0]);
-	close(go[1]);
-	close(done[0]);
-	close(done[1]);
+	assert_int_equal(test_counters(d.dev).drops[HFI_DROP_DEAD_SENDER], 1);
+	send_self(&d, 5);
+	assert_int_equal(receive(&d, 5), 5);
+	dead_env_end(&d);
 }
 
 /* Created on first use, with a peer that died: gone with the last living user. */
