@@ -225,8 +225,18 @@ rx_drain_ctxt(struct opa_vnic_rxq *q, const struct opa_vnic_snap *snap, struct h
 			continue;
 		}
 		if (unlikely(!have_fresh)) {
-			/* No mbuf to replace it: keep the buffer in its slot, drop the packet. */
-			q->stats.nombuf++;
+			/*
+			 * No mbuf to replace it: the buffer stays in its slot and the
+			 * packet is dropped, counted on its owner (the shared context
+			 * holds other vports' packets), or for its own fault.
+			 */
+			m = bufs[p->egr_idx];
+			owner = rx_classify(hfi, p, (const uint8_t *)m->buf_addr +
+					    opa_vnic_egr_off(m), &info, &rxe);
+			if (owner == q->vp && rxe < 0)
+				q->stats.nombuf++;
+			else if (owner != NULL)
+				count_async(owner->rx_async, rxe >= 0 ? rxe : OPA_VNIC_RXE_FIFO);
 			continue;
 		}
 		m = bufs[p->egr_idx];
