@@ -417,6 +417,7 @@ read_vport_file(const char *path, struct vport_file *vf)
 	struct input in = { .cmd = "encap", .name = path };
 	size_t cap = 0;
 	char *line = NULL, *content;
+	ssize_t n;
 	FILE *f;
 
 	memset(vf, 0, sizeof(*vf));
@@ -427,13 +428,23 @@ read_vport_file(const char *path, struct vport_file *vf)
 			strerror(errno));
 		return -errno;
 	}
-	while (getline(&line, &cap, f) >= 0) {
+	while ((n = getline(&line, &cap, f)) >= 0) {
 		in.lineno++;
+		if (strlen(line) != (size_t)n) {
+			bad_line(&in, "a NUL byte in the line");
+			continue;
+		}
 		content = line_content(line);
 		if (content != NULL)
 			cfg_line(&in, vf, content);
 	}
 	free(line);
+	if (ferror(f)) {
+		fprintf(stderr, "dpdk-test-vnic encap: %s: read error: %s\n", path,
+			strerror(errno));
+		fclose(f);
+		return -EIO;
+	}
 	fclose(f);
 	return in.bad ? -EINVAL : 0;
 }
@@ -512,9 +523,16 @@ process_stdin(const char *cmd, enum line_mode mode, const struct encap_cfg *ec, 
 	struct bytes buf = { 0 };
 	char *line = NULL, *content;
 	size_t cap = 0;
+	ssize_t n;
 
-	while (getline(&line, &cap, stdin) >= 0) {
+	while ((n = getline(&line, &cap, stdin)) >= 0) {
 		in.lineno++;
+		if (strlen(line) != (size_t)n) {
+			/* Every input line gets its output line, even this one. */
+			bad_line(&in, "a NUL byte in the line");
+			printf("error bad_input\n");
+			continue;
+		}
 		content = line_content(line);
 		if (content == NULL)
 			continue;

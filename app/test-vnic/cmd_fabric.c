@@ -575,6 +575,10 @@ csum_add(uint32_t sum, const uint8_t *p, size_t len)
 	return sum;
 }
 
+#define CAPTURE_MAX	100	/* --count */
+/* The longest frame udp_frame() builds: i = CAPTURE_MAX - 1. */
+#define UDP_FRAME_MAX	(14 + 20 + 8 + 11 + 13 * (CAPTURE_MAX - 1))
+
 /* Ethernet + IPv4 + UDP with correct checksums; returns the frame length. */
 static size_t
 udp_frame(uint8_t *f, uint32_t src_lid, uint32_t dst_lid, unsigned int i)
@@ -634,7 +638,7 @@ cmd_capture(int argc, char **argv)
 	struct harness_hdr h = { .pkey = 0x8001, .vesw = 1 };
 	const char *out = NULL;
 	unsigned long count = 8;
-	uint8_t frame[512], mad[HFI_MAD_SIZE];
+	uint8_t frame[UDP_FRAME_MAX], mad[HFI_MAD_SIZE];
 	size_t len;
 	unsigned int i;
 	int opt, rc;
@@ -642,7 +646,7 @@ cmd_capture(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (opt == 'o')
 			out = optarg;
-		else if (opt != 'n' || parse_uint("--count", optarg, 1, 100, &count))
+		else if (opt != 'n' || parse_uint("--count", optarg, 1, CAPTURE_MAX, &count))
 			return 2;
 	}
 	if (out == NULL || optind != argc) {

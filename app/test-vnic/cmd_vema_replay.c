@@ -10,6 +10,7 @@
  * ones under their masks. File format: doc/tools/test-vnic.md.
  */
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -134,14 +135,19 @@ parse_opa_port(const struct replay_file *f, unsigned int line, char *args,
 
 	for (tok = strtok_r(args, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
 		if (strncmp(tok, "port_num=", 9) == 0) {
+			if (have_port)
+				return parse_error(f, line, "%s", "port_num= given twice");
 			errno = 0;
 			v = strtoul(tok + 9, &end, 10);
-			if (errno || end == tok + 9 || *end != '\0' || v < 1 || v > 255)
+			if (!isdigit((unsigned char)tok[9]) || errno || *end != '\0' || v < 1 ||
+			    v > 255)
 				return parse_error(f, line,
 					"port_num: '%s' is not a decimal from 1 to 255", tok + 9);
 			seq->port_num = (uint8_t)v;
 			have_port = true;
 		} else if (strncmp(tok, "lid=", 4) == 0) {
+			if (have_lid)
+				return parse_error(f, line, "%s", "lid= given twice");
 			errno = 0;
 			v = strtoul(tok + 4, &end, 16);
 			if (strncmp(tok + 4, "0x", 2) != 0 || errno || end == tok + 6 ||
@@ -243,9 +249,16 @@ parse_line(struct replay_file *f, unsigned int ln, char *line, struct replay_seq
 		*args++ = '\0';
 
 	if (strcmp(kw, "seq") == 0) {
+		char *rest;
+
 		while (*args == ' ' || *args == '\t')
 			args++;
-		args[strcspn(args, " \t")] = '\0';
+		rest = args + strcspn(args, " \t");
+		if (*rest != '\0') {
+			*rest++ = '\0';
+			if (expect_end_of_line(f, ln, rest) < 0)
+				return -EINVAL;
+		}
 		if (seq != NULL)
 			return parse_error(f, ln, "'seq' inside sequence '%s' (missing 'end')",
 					   seq->name);

@@ -170,6 +170,11 @@ pt_test_rx_errors(void **state)
 		assert_true(nheld > 0 && nheld <= 32);
 		assert_true(st.rx_nombuf > 0);
 		assert_int_equal(st.ipackets + st.rx_nombuf, sent);
+		assert_int_equal(st.imissed, 0);	/* counted once, as rx_nombuf */
+		assert_int_equal(pt_xstat(d, "rx_fifo_errors"), st.rx_nombuf);	/* the kernel's */
+		assert_int_equal(rte_eth_stats_reset(d), 0);
+		assert_int_equal(rte_eth_stats_get(d, &st), 0);
+		assert_int_equal(st.rx_nombuf + st.ipackets, 0);
 		rte_pktmbuf_free_bulk(held, nheld);
 		pt_inject(dev, pkt, pl, true);
 		assert_int_equal(pt_rx(&d, 1, NULL, NULL, 1, PT_WAIT_MS), 1);
@@ -193,6 +198,10 @@ struct tx_expect {
 	unsigned int got, bad;
 	const uint8_t *raw;	/* raw frame to compare when not a test frame */
 	uint16_t raw_len;
+	/* The 16B header's RC and entropy: recorded, then expected again. */
+	bool record, check_hdr;
+	uint8_t rc;
+	uint16_t entropy;
 };
 
 static void
@@ -203,6 +212,18 @@ tx_rx(uint16_t port, uint16_t q, struct rte_mbuf *m, void *arg)
 
 	RTE_SET_USED(port);
 	RTE_SET_USED(q);
+	if (e->record || e->check_hdr) {
+		/* Received in place: the 16B header sits right before the frame. */
+		struct opa_vnic_hdr_fields h;
+
+		opa_vnic_hdr_parse(rte_pktmbuf_mtod(m, const uint8_t *) - OPA_VNIC_HDR_LEN, &h);
+		if (e->record) {
+			e->rc = h.rc;
+			e->entropy = h.entropy;
+		} else if (h.rc != e->rc || h.entropy != e->entropy) {
+			e->bad++;
+		}
+	}
 	if (m->pkt_len != e->len) {
 		e->bad++;
 	} else if (e->raw != NULL) {
@@ -281,12 +302,18 @@ tx_paths_from(uint16_t src, uint16_t dst)
 	/* Segments, the headers in the first one or split over several. */
 	e.len = 400;
 	e.seq = 10;
+	/* Decided on the whole headers (RC, entropy) however the segments cut them. */
+	e.record = true;
+	send_expect(src, dst, pt_frame(pt_mp, &mac, src, PT_UCAST, e.seq, 1, e.len), &e);
+	e.record = false;
+	e.check_hdr = true;
 	for (i = 0; i < 3; i++) {
 		static const uint16_t cut[3][3] = { { 60, 100, 0 }, { 14, 1, 0 }, { 7, 30, 0 } };
 
 		m = pt_frame(pt_mp, &mac, src, PT_UCAST, e.seq, 1, e.len);
 		send_expect(src, dst, chain(m, cut[i], 3), &e);
 	}
+	e.check_hdr = false;
 	/* As many segments as one SDMA request takes (61). */
 	for (i = 0; i < 64; i++)
 		sizes[i] = 6;
@@ -352,7 +379,7 @@ pt_test_tx_paths(void **state)
 	tx_paths_from(a_hw, b);
 	assert_int_equal(pt_xstat(b, "rx_icrc_errors"), 0);
 	assert_int_equal(rte_eth_stats_get(b, &st), 0);
-	assert_int_equal(st.ipackets, 2 * 8);
+	assert_int_equal(st.ipackets, 2 * 9);
 	assert_int_equal(st.ierrors, 0);
 
 	/* Unknown global unicast without default ports: DLID 0, as the kernel counts it. */
@@ -398,7 +425,7 @@ pt_test_tx_paths(void **state)
 	assert_int_equal(rte_eth_dev_set_link_up(a_sw), 0);
 	assert_int_equal(rte_eth_stats_get(a_sw, &st), 0);
 	assert_int_equal(st.oerrors, 4);
-	assert_int_equal(st.opackets, 9);
+	assert_int_equal(st.opackets, 10);
 
 	/*
 	 * A burst larger than the receiver's fabric ring (back-pressure) and

@@ -69,6 +69,8 @@ extern int opa_vnic_logtype;
 #define OPA_VNIC_TX_DESC_PER_PKT	2
 #define OPA_VNIC_TX_DESC_MAX	(32768 / OPA_VNIC_TX_DESC_PER_PKT)
 #define OPA_VNIC_HDR_ROOM	(OPA_VNIC_PBC_LEN + OPA_VNIC_HDR_LEN)	/* 28 */
+/* Bytes of a frame the transmit decision and flow hash may read (QinQ + IPv6 + ports). */
+#define OPA_VNIC_TX_PEEK	96
 /* Default multicast DLID: a multicast LID without a group reaches every port. */
 #define OPA_VNIC_DEFAULT_MCAST_DLID	0xf00000u
 
@@ -178,7 +180,7 @@ struct opa_vnic_rxq {
 	uint16_t qid;
 	struct opa_vnic_rxq_stats stats __rte_cache_aligned;
 	/* cold */
-	uint64_t base[3];			/* packets, bytes, errors at the last reset */
+	uint64_t base[4];			/* packets, bytes, errors, nombuf at the last reset */
 	uint64_t ovfl;				/* HFI overflows of earlier runs */
 	uint64_t ovfl_start;			/* RCV_HDR_OVFL_CNT when the context started */
 	unsigned int ctxt;			/* reserved receive context */

@@ -389,6 +389,8 @@ tx_one(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_mbuf *m
 	struct opa_vnic_txq_stats *st = &q->stats;
 	struct hfi_sdma_frag f[SDMA_MAX_DESC_PER_PKT];
 	const uint8_t *frame = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint8_t peek_buf[OPA_VNIC_TX_PEEK];
+	uint32_t avail = m->data_len;
 	struct opa_vnic_tx_slot *slot = &q->slots[q->slot_seq & q->slot_mask];
 	uint64_t slot_iova = q->slots_iova + (uint64_t)(q->slot_seq & q->slot_mask) *
 			     sizeof(*slot);
@@ -406,9 +408,14 @@ tx_one(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_mbuf *m
 		st->drop_state++;
 		return TX_DROPPED;
 	}
-	err = opa_vnic_tx_decide(&s->tx, s->mac, frame, m->data_len, len,
+	/* Headers split over segments (a short first one): decided on a copy of them. */
+	if (unlikely(avail < OPA_VNIC_TX_PEEK && len > avail)) {
+		avail = RTE_MIN(len, (uint32_t)OPA_VNIC_TX_PEEK);
+		frame = rte_pktmbuf_read(m, 0, avail, peek_buf);
+	}
+	err = opa_vnic_tx_decide(&s->tx, s->mac, frame, avail, len,
 				 (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH) ? m->hash.rss :
-				 opa_vnic_flow_hash(frame, m->data_len), &d);
+				 opa_vnic_flow_hash(frame, avail), &d);
 	if (unlikely(err != OPA_VNIC_OK)) {
 		if (err == OPA_VNIC_ERR_DLID_ZERO) {
 			tx_count_unsent(st, len, OPA_VNIC_HDR_LEN);
@@ -494,7 +501,7 @@ tx_one(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_mbuf *m
 	st->vnic_packets++;
 	st->vnic_bytes += len + RTE_ETHER_CRC_LEN;
 	opa_vnic_count_size(st->grp, len);
-	opa_vnic_count_class(st->grp, frame, m->data_len);
+	opa_vnic_count_class(st->grp, frame, avail);
 	return TX_SENT;
 }
 

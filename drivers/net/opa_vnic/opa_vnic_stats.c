@@ -141,6 +141,11 @@ opa_vnic_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats)
 	stats->ierrors = c.rx_icrc_errors + c.rx_rhf_errors + c.rx_rcv_type_errors +
 		c.rx_len_errors + c.rx_tail_errors + c.rx_hdr_errors + c.rx_pkey_errors +
 		c.rx_nohandler + c.rx_drop_state + c.rx_runt + c.rx_oversize;
+	/* Allocation failures are rx_nombuf; imissed keeps the other overflows. */
+	for (q = 0; q < OPA_VNIC_MAX_QUEUES; q++)
+		if (vp->rxq[q] != NULL)
+			stats->rx_nombuf += vp->rxq[q]->stats.nombuf - vp->rxq[q]->base[3];
+	stats->imissed -= RTE_MIN(stats->imissed, stats->rx_nombuf);
 	stats->opackets = c.tx_sent;
 	stats->obytes = c.tx_sent_bytes;
 	stats->oerrors = c.tx_drop_state + c.tx_dlid_zero + c.tx_oversize_errors +
@@ -153,7 +158,6 @@ opa_vnic_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats)
 			stats->q_ipackets[q] = rxq->stats.packets - rxq->base[0];
 			stats->q_ibytes[q] = rxq->stats.bytes - rxq->base[1];
 			stats->q_errors[q] = rxq->stats.errors - rxq->base[2];
-			stats->rx_nombuf += rxq->stats.nombuf;
 		}
 		if (txq != NULL) {
 			stats->q_opackets[q] = txq->stats.packets - txq->base[0];
@@ -180,6 +184,7 @@ opa_vnic_stats_reset(struct rte_eth_dev *dev)
 			rxq->base[0] = rxq->stats.packets;
 			rxq->base[1] = rxq->stats.bytes;
 			rxq->base[2] = rxq->stats.errors;
+			rxq->base[3] = rxq->stats.nombuf;
 		}
 		if (txq != NULL) {
 			txq->base[0] = txq->stats.packets;
