@@ -16,6 +16,7 @@ VNIC_BUILD=$build
 . "$top/app/test-vnic/scripts/testpmd_vnic.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+trap 'exit 1' INT TERM HUP
 
 # No configuration devargs: the EM (em=on, the default) configures the vports.
 # testpmd's port pairs are (0,1) and (2,3); each port sends to its peer's MAC.

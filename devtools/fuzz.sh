@@ -26,4 +26,8 @@ for exe in "$build"/app/test-vnic/fuzz/fuzz_*; do
 	n=$((n + 1))
 done
 echo "fuzz: $n target(s) run"
+if [ $n -eq 0 ]; then
+	echo "fuzz: no fuzz_* target in $build/app/test-vnic/fuzz (was it built with -Dfuzz=true?)"
+	rc=1
+fi
 exit $rc

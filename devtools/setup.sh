@@ -43,20 +43,36 @@ opa_install_packages() {
 	[ "$(id -u)" = 0 ] || opa_die "missing packages:$missing (run as root, or install them)"
 	opa_apt_update_once
 	opa_log "installing:$missing"
-	# The OVS package must not start daemons on install; policy-rc.d may already deny it.
+	# The OVS package must not start (or enable) the system's daemons: a policy-rc.d
+	# denies it for the time of the install, unless one is there already.
+	local prc=/usr/sbin/policy-rc.d made=0 rc=0
+	if [ ! -e "$prc" ]; then
+		printf '#!/bin/sh\nexit 101\n' > "$prc" && chmod 755 "$prc" && made=1
+	fi
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing \
-		>/dev/null || opa_die "apt-get install failed for:$missing"
+		>/dev/null || rc=$?
+	[ $made = 1 ] && rm -f "$prc"
+	[ $rc = 0 ] || opa_die "apt-get install failed for:$missing"
 }
 
-# Make sure apt knows a deb-src entry for the suites it installs binaries from.
+# Make sure apt knows a deb-src entry for the suites it installs binaries from;
+# with "force", add ours even if some deb-src entry exists (not for the right suite).
 opa_ensure_deb_src() {
 	local f=/etc/apt/sources.list.d/dpdk-opa-vnic-src.sources
-	if grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ ||
-	   grep -qs '^deb-src ' /etc/apt/sources.list; then
+	local l=/etc/apt/sources.list.d/dpdk-opa-vnic-src.list
+	[ -f "$f" ] || [ -f "$l" ] && return 0	# ours, added before
+	# Only the files apt reads: *.sources (deb822) and *.list (one-line).
+	if [ "${1:-}" != force ] &&
+	   { cat /etc/apt/sources.list.d/*.sources 2>/dev/null | grep -qs '^Types:.*deb-src' ||
+	     cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+		grep -qs '^deb-src '; }; then
 		return 0
 	fi
 	[ "$(id -u)" = 0 ] || opa_die "no deb-src entry in apt sources (run as root to add one)"
-	opa_log "adding deb-src entries to $f"
+	opa_log "adding deb-src entries to $f / $l"
+	# One-line entries stay one-line (their [options] kept); deb822 stanzas are copied.
+	cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+		sed -n 's/^deb /deb-src /p' > "$l.tmp"
 	: > "$f.tmp"
 	if ls /etc/apt/sources.list.d/*.sources >/dev/null 2>&1; then
 		# deb822: copy every stanza that has 'Types: deb', as deb-src.
@@ -67,13 +83,10 @@ opa_ensure_deb_src() {
 			END { if (t) { sub(/Types:[^\n]*/, "Types: deb-src", buf); printf "%s\n", buf } }
 		' /etc/apt/sources.list.d/*.sources | grep -v '^#' >> "$f.tmp"
 	fi
-	if [ -f /etc/apt/sources.list ]; then
-		sed -n 's/^deb \(.*\)/Types: deb-src\nURIs: \1\n/p' /etc/apt/sources.list |
-			awk '/^URIs:/ { n = split($0, a, " "); printf "URIs: %s\nSuites: %s\nComponents:", a[2], a[3];
-				for (i = 4; i <= n; i++) printf " %s", a[i]; printf "\n\n"; next } { print }' >> "$f.tmp"
-	fi
-	grep -q 'deb-src' "$f.tmp" || { rm -f "$f.tmp"; opa_die "cannot derive a deb-src entry from the apt sources"; }
-	mv "$f.tmp" "$f"
+	grep -qs 'deb-src' "$f.tmp" "$l.tmp" ||
+		{ rm -f "$f.tmp" "$l.tmp"; opa_die "cannot derive a deb-src entry from the apt sources"; }
+	if [ -s "$f.tmp" ]; then mv "$f.tmp" "$f"; else rm -f "$f.tmp"; fi
+	if [ -s "$l.tmp" ]; then mv "$l.tmp" "$l"; else rm -f "$l.tmp"; fi
 	opa_apt_updated=0
 	opa_apt_update_once
 }
@@ -91,12 +104,17 @@ opa_sdk_headers() {
 	rm -rf "$sdk"
 	mkdir -p "$sdk/src" "$sdk/include"
 	opa_ensure_deb_src
-	if ! (cd "$sdk/src" && apt-get source --download-only -qq "dpdk=$ver" >/dev/null 2>&1); then
+	local log=$sdk/apt-source.log
+	if ! (cd "$sdk/src" && apt-get source --download-only -qq "dpdk=$ver" >"$log" 2>&1); then
+		# Perhaps apt's lists are old, or the deb-src found is not for dpdk's suite.
+		opa_ensure_deb_src force
+		opa_apt_updated=0
 		opa_apt_update_once
-		(cd "$sdk/src" && apt-get source --download-only -qq "dpdk=$ver" >/dev/null 2>&1) ||
-			opa_die "the Debian source package dpdk=$ver is not available from the configured \
-deb-src entries; the driver-SDK headers must match the installed libdpdk-dev exactly, so refusing \
-to continue (install a libdpdk-dev version whose source is available, or add its deb-src)"
+		(cd "$sdk/src" && apt-get source --download-only -qq "dpdk=$ver" >"$log" 2>&1) ||
+			{ tail -n 5 "$log" >&2; opa_die "the Debian source package dpdk=$ver is not \
+available from the configured deb-src entries; the driver-SDK headers must match the installed \
+libdpdk-dev exactly, so refusing to continue (install a libdpdk-dev version whose source is \
+available, or add its deb-src)"; }
 	fi
 	(cd "$sdk/src" && dpkg-source --no-check -x ./*.dsc tree >/dev/null 2>&1) ||
 		opa_die "could not unpack the dpdk $ver source package"
@@ -117,7 +135,7 @@ to continue (install a libdpdk-dev version whose source is available, or add its
 		[ -f "$sdk/src/tree/$h" ] || opa_die "$h is missing from the dpdk $ver source"
 		cp "$sdk/src/tree/$h" "$sdk/include/"
 	done
-	rm -rf "$sdk/src"
+	rm -rf "$sdk/src" "$log"
 	echo "$ver" > "$sdk/VERSION"
 }
 

@@ -16,7 +16,7 @@
 #include <rte_ip.h>
 #include <rte_udp.h>
 
-#include "eal_lcores.h"
+#include "eal_env.h"
 #include "hfi_fault.h"
 #include "opa_vnic_encap.h"
 #include "pmd_test.h"

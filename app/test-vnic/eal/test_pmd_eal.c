@@ -15,6 +15,7 @@
 #include <rte_eal.h>
 #include <rte_mbuf.h>
 
+#include "eal_env.h"
 #include "pmd_test.h"
 
 static const struct pt_scenario scenarios[] = {
@@ -70,6 +71,6 @@ main(int argc, char **argv)
 		rc = 1;
 	}
 	rte_mempool_free(pt_mp);
-	rte_eal_cleanup();
+	eal_finish();
 	return rc;
 }

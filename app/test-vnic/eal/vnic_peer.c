@@ -32,7 +32,7 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
-#include "eal_lcores.h"
+#include "eal_env.h"
 
 #define MAX_PORTS	4
 #define BURST		8
@@ -289,7 +289,7 @@ main(int argc, char **argv)
 		if (port_open(i, hfi, fabric, lid, peer_lid, mp) != 0)
 			break;
 	if (mp == NULL || i < nports) {
-		rte_eal_cleanup();
+		eal_finish();
 		return 1;
 	}
 	printf("ready\n");
@@ -324,6 +324,6 @@ main(int argc, char **argv)
 		rte_eth_dev_close(ports[i].id);
 	}
 	rte_mempool_free(mp);
-	rte_eal_cleanup();
+	eal_finish();
 	return 0;
 }

@@ -8,6 +8,7 @@
 set -u
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM HUP
 fails=0
 bench=$SOURCE_ROOT/devtools/bench.sh
 

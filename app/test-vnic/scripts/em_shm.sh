@@ -16,6 +16,7 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
 fail=0
 
 # wait_for FILE TEXT [COUNT]: until FILE has COUNT (default 1) lines with TEXT, ~20 s at most

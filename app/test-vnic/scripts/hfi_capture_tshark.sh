@@ -10,6 +10,7 @@ set -u
 T=$TEST_VNIC
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
+trap 'exit 1' INT TERM HUP
 cap=$dir/fabric.pcapng
 n=8
 

@@ -19,6 +19,7 @@ cleanup() {
 	rm -rf "$dir"
 }
 trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
 
 fail() {
 	echo "FAIL: $*"

@@ -59,7 +59,7 @@ stop() {
 	local pid i
 	pid=$(cat "$RUN/$1.pid" 2>/dev/null) || return 0
 	kill -0 "$pid" 2>/dev/null || return 0
-	timeout 20 ovs-appctl -t "$RUN/$1.ctl" exit "${@:2}" >/dev/null 2>&1
+	timeout --foreground 20 ovs-appctl -t "$RUN/$1.ctl" exit "${@:2}" >/dev/null 2>&1
 	for i in $(seq 100); do
 		kill -0 "$pid" 2>/dev/null || return 0
 		sleep 0.1
@@ -76,6 +76,15 @@ show_logs() {
 	mkdir -p "$keep" && cp "$RUN"/*.log "$keep/" && echo "---- full logs kept in $keep"
 }
 
+# Killed (meson's timeout, ^C): the detached daemons are in their own session
+# and got no signal; they go at once, before anything slow.
+kill_daemons() {
+	local n pid
+	for n in ovs-vswitchd ovsdb-server; do
+		pid=$(cat "$RUN/$n.pid" 2>/dev/null) && kill -KILL "$pid" 2>/dev/null
+	done
+}
+
 cleanup() {
 	local rc=$?
 	stop ovs-vswitchd --cleanup
@@ -85,10 +94,10 @@ cleanup() {
 	exit $rc
 }
 trap cleanup EXIT
-trap 'exit 1' INT TERM
+trap 'kill_daemons; exit 1' INT TERM
 
 vsctl() { ovs-vsctl --timeout=60 "$@"; }
-ofctl() { timeout 30 ovs-ofctl "$@"; }
+ofctl() { timeout --foreground 30 ovs-ofctl "$@"; }
 appctl() { ovs-appctl --timeout=30 -t "$RUN/ovs-vswitchd.ctl" "$@"; }
 ifget() { vsctl get Interface "$1" "$2" | tr -d '"'; }
 # wait_for SECONDS CMD...: true once CMD succeeds, false if it never does.

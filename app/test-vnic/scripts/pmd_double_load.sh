@@ -12,6 +12,7 @@ set -u
 dir=$(mktemp -d -p /run opa-vnic-plugin.XXXXXX) || exit 1
 tmp=$(mktemp -d)
 trap 'rm -rf "$dir" "$tmp"' EXIT
+trap 'exit 1' INT TERM HUP
 chmod 700 "$dir"
 VNIC_BUILD=$BUILD_ROOT
 # shellcheck source=app/test-vnic/scripts/testpmd_vnic.sh

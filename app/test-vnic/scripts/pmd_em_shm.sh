@@ -19,6 +19,7 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
 fail=0
 die() { echo "FAIL: $*"; for f in "$tmp"/*.out; do echo "== $f"; cat "$f"; done; exit 1; }
 

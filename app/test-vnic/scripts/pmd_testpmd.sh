@@ -11,6 +11,7 @@ set -u
 share=${1:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM HUP
 VNIC_BUILD=$BUILD_ROOT
 # shellcheck source=app/test-vnic/scripts/testpmd_vnic.sh
 . "$(dirname "$0")/testpmd_vnic.sh"

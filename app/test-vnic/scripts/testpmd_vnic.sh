@@ -21,7 +21,7 @@ vnic_mac() {
 # the output match REGEX. Output (stdout and stderr, line-buffered so that
 # testpmd's prompts do not cut its tables) goes to OUT.
 vnic_testpmd() {
-	local out=$1 script=$2 i
+	local out=$1 script=$2 i rc prefix=opa-vnic-testpmd-$$
 	shift 2
 	[ -r "$VNIC_SO" ] || { echo "no PMD at $VNIC_SO (build first)"; return 1; }
 	command -v dpdk-testpmd >/dev/null || { echo "dpdk-testpmd is not installed"; return 1; }
@@ -45,9 +45,13 @@ vnic_testpmd() {
 			*) echo "$line" ;;
 			esac
 		done <"$script"
-	} | timeout 120 env LD_PRELOAD="$VNIC_SO" stdbuf -oL dpdk-testpmd --no-huge -m 256 \
-		--no-pci --file-prefix="opa-vnic-testpmd-$$" --log-level=pmd.net.opa_vnic:info \
+	} | timeout --foreground 120 env LD_PRELOAD="$VNIC_SO" stdbuf -oL dpdk-testpmd --no-huge -m 256 \
+		--no-pci --no-shconf --file-prefix="$prefix" --log-level=pmd.net.opa_vnic:info \
 		"$@" >"$out" 2>&1
+	rc=$?
+	# EAL's runtime directory (the telemetry socket) stays after the process.
+	rm -rf "/var/run/dpdk/$prefix"
+	return $rc
 }
 
 # fwd_stat OUT PORT FIELD: FIELD (RX-packets, TX-dropped, ...) of the last

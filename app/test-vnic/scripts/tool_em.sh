@@ -13,6 +13,7 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
 fail=0
 
 # run WANT_RC WANT_TEXT_IN_OUTPUT ARGS...: stdout and stderr together

@@ -7,6 +7,7 @@
 set -u
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM HUP
 fails=0
 
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }

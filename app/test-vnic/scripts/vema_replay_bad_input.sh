@@ -5,6 +5,7 @@
 set -u
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM HUP
 fail=0
 
 hex() { # N bytes of hex

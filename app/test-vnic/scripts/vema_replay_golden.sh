@@ -23,6 +23,7 @@ echo "$out"
 # Recording: one resp line per req, byte-identical to the golden responses.
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM HUP
 "$TEST_VNIC" vema-replay "$golden" > "$tmp/got" || { echo "record mode failed"; exit 1; }
 sed -n 's/^\(resp [^ ]*\).*/\1/p' "$golden" > "$tmp/want"
 [ "$(wc -l < "$tmp/got")" -eq "$n" ] || { echo "record mode: not one line per req"; exit 1; }

@@ -7,6 +7,7 @@ set -u
 golden=$VECTORS_DIR/vema-sequences.txt
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM HUP
 n=$(grep -c '^req ' "$golden")
 
 # Flip hex digit D (1-based, after "resp hex=") of response STEP of sequence SEQ.

@@ -31,6 +31,24 @@
 #include "hfi_test.h"
 
 static char spec[64];
+static pid_t child_pid;		/* a child still to reap, 0 for none */
+
+/* Also after a failed assertion: no child and no segment left behind. */
+static int
+shm_teardown(void **state)
+{
+	int status;
+
+	(void)state;
+	if (child_pid > 0) {
+		kill(child_pid, SIGKILL);
+		waitpid(child_pid, &status, 0);
+		child_pid = 0;
+	}
+	if (spec[0] != '\0')
+		hfi_fabric_unlink(spec);
+	return 0;
+}
 
 static void
 unique_spec(const char *what)
@@ -201,6 +219,7 @@ dead_env_start(struct dead_env *d, const char *what, bool rewind)
 	assert_true(d->pid >= 0);
 	if (d->pid == 0)
 		child(d->go[0], d->done[1], rewind);
+	child_pid = d->pid;
 	assert_int_equal(hfi_fabric_create(spec, NULL, &d->fab), 0);
 	assert_non_null(d->dev = test_open("sw0", spec, HFI_ENGINE_INLINE, 1));
 	harness_rcv_params(&rp);
@@ -280,6 +299,7 @@ test_dead_process(void **state)
 		nanosleep(&ts, NULL);
 	assert_int_equal(hfi_fabric_lid_alive(d.fab, 2), 0);
 	assert_int_equal(waitpid(d.pid, &status, 0), d.pid);
+	child_pid = 0;
 	assert_int_equal(receive(&d, 5), 5);
 	assert_int_equal(test_counters(d.dev).drops[HFI_DROP_DEAD_SENDER], 1);
 	assert_int_equal(hfi_mad_send(d.dev, &to, mad, sizeof(mad)), -EHOSTUNREACH);
@@ -307,6 +327,7 @@ test_dead_claimer_before_enq(void **state)
 	dead_env_start(&d, "rewind", true);
 	kill(d.pid, SIGKILL);
 	assert_int_equal(waitpid(d.pid, &status, 0), d.pid);
+	child_pid = 0;
 	for (i = 0; i < 2000 && test_counters(d.dev).drops[HFI_DROP_DEAD_SENDER] == 0; i++) {
 		harness_rxq_poll(&d.rx, 1000, NULL, NULL);
 		nanosleep(&ts, NULL);
@@ -340,10 +361,12 @@ test_auto_segment_dead_peer(void **state)
 		for (;;)
 			pause();
 	}
+	child_pid = pid;
 	send_byte(go[1]);
 	wait_byte(done[0]);
 	kill(pid, SIGKILL);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
+	child_pid = 0;
 	hfi_dev_close(d);
 	assert_false(shm_exists(spec));
 	close(go[0]);
@@ -357,9 +380,9 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_errors),
-		cmocka_unit_test(test_dead_process),
-		cmocka_unit_test(test_dead_claimer_before_enq),
-		cmocka_unit_test(test_auto_segment_dead_peer),
+		cmocka_unit_test_teardown(test_dead_process, shm_teardown),
+		cmocka_unit_test_teardown(test_dead_claimer_before_enq, shm_teardown),
+		cmocka_unit_test_teardown(test_auto_segment_dead_peer, shm_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,11 +2,15 @@
  * Copyright(c) 2026 dpdk-opa-vnic authors
  */
 
+#include <limits.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <unistd.h>
 
-#include "eal_lcores.h"
+#include <rte_eal.h>
+
+#include "eal_env.h"
 
 /* Append to buf at *off; -1 when it does not fit. */
 static int
@@ -53,4 +57,15 @@ eal_floating_lcore_arg(char *buf, size_t len)
 		first = -1;
 	}
 	return append(buf, len, &off, ")");
+}
+
+void
+eal_finish(void)
+{
+	char dir[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
+	rte_eal_cleanup();
+	if (dir[0] != '\0')
+		rmdir(dir);
 }

@@ -2,8 +2,10 @@
  * Copyright(c) 2026 dpdk-opa-vnic authors
  */
 
-#ifndef EAL_LCORES_H
-#define EAL_LCORES_H
+#ifndef EAL_ENV_H
+#define EAL_ENV_H
+
+/* How the EAL test programs start and end EAL. */
 
 #include <stddef.h>
 
@@ -17,4 +19,7 @@
  */
 int eal_floating_lcore_arg(char *buf, size_t len);
 
-#endif /* EAL_LCORES_H */
+/* rte_eal_cleanup(), then remove EAL's runtime directory (it outlives the process). */
+void eal_finish(void);
+
+#endif /* EAL_ENV_H */
