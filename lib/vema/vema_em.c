@@ -422,6 +422,9 @@ attach(struct vema_em *em, struct em_member *m, uint32_t lid)
 {
 	if (member_lid(m) == lid)
 		return;
+	/* A request in flight on the old port no longer speaks for m. */
+	if (m->port != NULL && m->port->m == m)
+		m->port->m = NULL;
 	m->port = lid != 0 ? get_port(em, lid) : NULL;
 	reset_work(m);
 	m->uc.known = m->mc.known = false;

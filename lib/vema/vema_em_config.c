@@ -155,6 +155,11 @@ check_vesw(const struct vema_em_vesw *v, char *msg, size_t len)
 	if (v->discover && v->discover_first > v->discover_last)
 		return set_err(msg, len, "discover %u-%u: FIRST must not exceed LAST",
 			       v->discover_first, v->discover_last);
+	/* A selected default port without a LID would send unknown unicast to DLID 0. */
+	for (i = 0; i < VEMA_NUM_DEF_PORTS; i++)
+		if ((v->def_port_mask >> i & 1) && v->ucast_lids[i] == 0)
+			return set_err(msg, len, "def_port_mask 0x%04x selects default port %u, "
+				       "whose u_ucast_dlid is 0", v->def_port_mask, i);
 	return 0;
 }
 
@@ -757,6 +762,13 @@ finish(struct parser *p)
 				if (v->ucast_lids[j] != 0)
 					v->def_port_mask |= (uint16_t)(1u << j);
 		}
+		for (j = 0; j < VEMA_NUM_DEF_PORTS; j++)
+			if ((v->def_port_mask >> j & 1) && v->ucast_lids[j] == 0) {
+				p->line = p->vesw_line[i];
+				perr(p, "vesw %u: def_port_mask 0x%04x selects default port %u, "
+				     "whose u_ucast_dlid is 0", v->vesw_id, v->def_port_mask, j);
+				break;
+			}
 		for (j = 0; j < p->cfg->n_members; j++)
 			has_member |= p->cfg->members[j].vesw_id == v->vesw_id;
 		if (!has_member && !v->discover) {

@@ -33,6 +33,9 @@ umad_tp_send(void *priv, const struct vema_mad_addr *to, const void *mad, size_t
 
 	if (len > VEMA_MAD_SIZE)
 		return -EMSGSIZE;
+	/* libibumad addresses 16-bit LIDs: a wider one would reach another node. */
+	if (to->lid > 0xffff)
+		return -EINVAL;
 	memset(u->sbuf, 0, umad_size());
 	memcpy(umad_get_mad(u->sbuf), mad, len);
 	umad_set_addr(u->sbuf, (int)to->lid, (int)to->qpn, to->sl, (int)to->qkey);

@@ -152,6 +152,9 @@ test_errors(void **state)
 		     "pcp_to_vl_uc 16 out of range: 8 VLs, each 0..15");
 	expect_error("[vesw 1]\nmember = sw0:0\nu_ucast_dlid = 1 2 3 4 5 6 7 8 9 10 11 12 13 14 "
 		     "15 16 17\n", "u_ucast_dlid: expected 1 to 16 values");
+	expect_error("[vesw 1]\nmember = sw0:0\nu_ucast_dlid = 0x40\ndef_port_mask = 0x3\n",
+		     "t.conf:1: vesw 1: def_port_mask 0x0003 selects default port 1, whose "
+		     "u_ucast_dlid is 0");
 	expect_error("[vesw 1]\nmember = sw0:0\nu_mcast_dlid = x\n",
 		     "t.conf:3: u_mcast_dlid: 'x' is not a number (0x1..0xfffffe)");
 	expect_error("[vesw 1]\nmember = sw0:0\npkey = 1\npkey = 2\n",
@@ -232,6 +235,10 @@ test_programmatic(void **state)
 	cfg.vesw[0].eth_mtu = 20000;
 	assert_int_equal(vema_em_config_check(&cfg, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "eth_mtu"));
+	cfg.vesw[0].eth_mtu = 1500;
+	cfg.vesw[0].def_port_mask = 0x1;	/* default port 0 without a LID */
+	assert_int_equal(vema_em_config_check(&cfg, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "u_ucast_dlid is 0"));
 	/* The default: discovery into vesw 1. */
 	vema_em_config_default(&cfg);
 	assert_int_equal(cfg.n_vesw, 1);
