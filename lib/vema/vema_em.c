@@ -1438,14 +1438,21 @@ resolve_members(struct vema_em *em)
 	for (i = 0; i < em->n_members; i++) {
 		struct em_member *m = em->members[i];
 		uint32_t lid = 0;
+		int rc;
 
 		if (m->deleting || m->discovered)
 			continue;
-		if (m->conf.hfi[0] == '\0')
+		if (m->conf.hfi[0] == '\0') {
 			lid = m->conf.lid;
-		else if (f == NULL || f->resolve == NULL ||
-			 f->resolve(em->p.fabric_ctx, m->conf.hfi, &lid) < 0)
+		} else if (f == NULL || f->resolve == NULL) {
 			lid = 0;
+		} else {
+			rc = f->resolve(em->p.fabric_ctx, m->conf.hfi, &lid);
+			if (rc < 0 && rc != -ENOENT)
+				continue;	/* cannot tell now: stays where it is */
+			if (rc < 0)
+				lid = 0;
+		}
 		attach(em, m, lid);
 		if (m->port != NULL && m->port->name[0] == '\0' && m->conf.hfi[0] != '\0')
 			snprintf(m->port->name, sizeof(m->port->name), "%s", m->conf.hfi);
@@ -1460,11 +1467,20 @@ discover(struct vema_em *em)
 	int vesw = discovery_vesw(em), n, i;
 	unsigned int j, k = 0;
 
+	if (vesw < 0 || f == NULL || f->host_ports == NULL) {
+		for (j = 0; j < em->n_ports; j++)
+			em->ports[j]->host = false;
+		return;
+	}
+	n = f->host_ports(em->p.fabric_ctx, hp, MAX_PORTS);
+	if (n < 0) {
+		/* The fabric could not be read this time: nobody is taken to have left. */
+		note(em, VEMA_EM_NOTE_STATE, "fabric: host ports unreadable (%s); kept as they were",
+		     strerror(-n));
+		return;
+	}
 	for (j = 0; j < em->n_ports; j++)
 		em->ports[j]->host = false;
-	if (vesw < 0 || f == NULL || f->host_ports == NULL)
-		return;
-	n = f->host_ports(em->p.fabric_ctx, hp, MAX_PORTS);
 	for (i = 0; i < n; i++) {
 		struct em_port *pt = get_port(em, hp[i].lid);
 		const struct vema_em_vesw *v = &em->cfg.vesw[vesw];

@@ -54,7 +54,10 @@ struct vema_em_host_port {
 
 /* How the engine finds HFIs on the fabric (all optional). */
 struct vema_em_fabric_ops {
-	/* The LID of the HFI called 'name': 0, or -ENOENT when it is not on the fabric. */
+	/*
+	 * The LID of the HFI called 'name': 0, or -ENOENT when it is not on the fabric
+	 * (its members detach), another -errno when that cannot be told now (they stay).
+	 */
 	int (*resolve)(void *ctx, const char *name, uint32_t *lid);
 	/* Up to 'max' host ports (vports live there); returns how many were filled, or -errno. */
 	int (*host_ports)(void *ctx, struct vema_em_host_port *ports, unsigned int max);

@@ -71,6 +71,7 @@ struct fake {
 	/* change host mutate_host's vport 0 unicast list after the first page is read */
 	bool mutate;
 	unsigned int mutate_host;
+	int fabric_error;		/* what resolve() and host_ports() fail with (0: none) */
 	struct vema_transport tp;
 	struct vema_em_config cfg;
 	char notes[64][160];
@@ -203,6 +204,8 @@ f_resolve(void *ctx, const char *name, uint32_t *lid)
 	unsigned int i;
 
 	(void)ctx;
+	if (F.fabric_error != 0)
+		return F.fabric_error;
 	for (i = 0; i < F.n_hosts; i++)
 		if (F.h[i].present && strcmp(F.h[i].name, name) == 0) {
 			*lid = F.h[i].lid;
@@ -217,6 +220,8 @@ f_host_ports(void *ctx, struct vema_em_host_port *ports, unsigned int max)
 	unsigned int i, n = 0;
 
 	(void)ctx;
+	if (F.fabric_error != 0)
+		return F.fabric_error;
 	for (i = 0; i < F.n_hosts && n < max; i++)
 		if (F.h[i].present) {
 			ports[n].lid = F.h[i].lid;
@@ -1117,6 +1122,11 @@ test_discovery(void **state)
 	assert_int_equal(vema_em_member_count(em), 4);
 	assert_int_equal(vema_agent_vport_info(F.h[2].b.agent, 5, &info), 0);
 	assert_int_equal(info.vport.oper_state, VEMA_STATE_FORWARDING);
+	/* The fabric cannot be read for a poll: nobody is taken to have left. */
+	F.fabric_error = -EIO;
+	next_poll(em);
+	F.fabric_error = 0;
+	assert_int_equal(vema_em_member_count(em), 4);
 	/* Host 2 leaves the fabric: its vport goes with it. */
 	F.h[2].present = false;
 	next_poll(em);
@@ -1140,6 +1150,11 @@ test_unresolved_and_create_errors(void **state)
 	assert_int_equal(state_of(em, 1), VEMA_EM_UNRESOLVED);
 	F.h[1].present = true;
 	next_poll(em);
+	assert_int_equal(state_of(em, 1), VEMA_EM_FORWARDING);
+	/* A fabric that cannot tell for a poll: the members stay as they are. */
+	F.fabric_error = -EIO;
+	next_poll(em);
+	F.fabric_error = 0;
 	assert_int_equal(state_of(em, 1), VEMA_EM_FORWARDING);
 	vema_em_destroy(em);
 

@@ -37,6 +37,8 @@ em_resolve(void *ctx, const char *name, uint32_t *lid)
 	struct hfi_fabric_port_info info[HFI_FABRIC_MAX_PORTS];
 	int i, n = fabric_ports(ctx, info);
 
+	if (n < 0)
+		return n;	/* not "absent": the fabric could not be read */
 	for (i = 0; i < n; i++)
 		if (info[i].role == HFI_ROLE_HOST && strcmp(info[i].name, name) == 0) {
 			*lid = info[i].lid;
