@@ -106,6 +106,12 @@ struct em_member {
 	uint32_t want_digest;
 	bool pushing;
 	bool push_full;		/* rewriting every slot: the vport's table is unknown */
+	/*
+	 * The vport was reset since the EM last wrote its whole table: a digest
+	 * it shows may come from part of a push (windows written after the
+	 * reset), so it is not adopted; the next push rewrites every slot.
+	 */
+	bool table_suspect;
 	unsigned int push_next;	/* first slot not yet handled */
 };
 
@@ -665,7 +671,7 @@ check_table(struct vema_em *em, struct em_member *m)
 		m->need_push = m->shadow_digest != m->want_digest ||
 			       memcmp(m->shadow, m->want,
 				      VEMA_MAC_TBL_SIZE * sizeof(*m->want)) != 0;
-	} else if (m->last.vport.mac_tbl_digest == m->want_digest) {
+	} else if (!m->table_suspect && m->last.vport.mac_tbl_digest == m->want_digest) {
 		/* Left by an earlier EM (or this one before a restart): adopt it. */
 		memcpy(m->shadow, m->want, VEMA_MAC_TBL_SIZE * sizeof(*m->want));
 		m->shadow_valid = true;
@@ -1013,6 +1019,8 @@ reset_vport(struct em_member *m)
 	m->table_done = false;
 	m->need_set = true;
 	m->uc.known = m->mc.known = false;
+	m->shadow_valid = false;
+	m->table_suspect = true;
 }
 
 static void
@@ -1151,6 +1159,7 @@ handle_mac_set(struct vema_em *em, struct em_member *m, const uint8_t *d, uint16
 	m->shadow_valid = true;
 	m->shadow_digest = m->want_digest;
 	m->table_done = true;
+	m->table_suspect = false;
 	em->st.tables_pushed++;
 	note(em, VEMA_EM_NOTE_DETAIL, "%s: MAC table pushed (%u entries, digest 0x%08x)",
 	     label(m, who, sizeof(who)), m->n_want, m->want_digest);

@@ -72,6 +72,9 @@ struct fake {
 	bool mutate;
 	unsigned int mutate_host;
 	int fabric_error;		/* what resolve() and host_ports() fail with (0: none) */
+	/* reload host reload_host's driver (vport 0 added again) before the MAC window at this offset */
+	int reload_at_off;
+	unsigned int reload_host;
 	struct vema_transport tp;
 	struct vema_em_config cfg;
 	char notes[64][160];
@@ -79,6 +82,8 @@ struct fake {
 };
 
 static struct fake F;
+
+static void host_agent(struct fhost *h);
 
 /* ---- the fake fabric ---- */
 
@@ -147,6 +152,13 @@ f_send(void *priv, const struct vema_mad_addr *to, const void *mad, size_t len)
 		return -EHOSTUNREACH;
 	if (h->silent)
 		return 0;
+	if (F.reload_at_off >= 0 && h == &F.h[F.reload_host] && l->attr == VEMA_ATTR_MAC_ENTRIES &&
+	    l->method == VEMA_METHOD_SET && l->off == F.reload_at_off) {
+		F.reload_at_off = -1;
+		vema_sw_backend_destroy(&h->b);
+		host_agent(h);
+		assert_int_equal(vema_agent_vport_add(h->b.agent, 0), 0);
+	}
 	h->b.now_ns = F.now;
 	if (vema_agent_handle_mad(h->b.agent, &from, mad, len, resp, &rto) <= 0)
 		return 0;
@@ -272,6 +284,7 @@ setup(void **state)
 
 	(void)state;
 	memset(&F, 0, sizeof(F));
+	F.reload_at_off = -1;
 	F.now = 1000000000ull;
 	F.n_hosts = 3;
 	F.tp.ops = &f_ops;
@@ -731,6 +744,42 @@ test_windows_and_paging(void **state)
 	vema_em_destroy(em);
 }
 
+/*
+ * The host's driver reloads in the middle of a MAC table push (before the
+ * second of four windows): the windows after it land in an empty table and
+ * the last one stores the whole table's digest. The next poll finds the
+ * vport reset and pushes the whole table again instead of adopting that
+ * digest.
+ */
+static void
+test_push_straddles_reload(void **state)
+{
+	struct vema_mac_entry slots[VEMA_MAC_TBL_SIZE];
+	struct vema_em *em;
+	uint32_t digest;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 400; i++) {
+		uint8_t mac[6] = { 0x00, 0x00, 0x5e, 0x00, (uint8_t)(i >> 8), (uint8_t)i };
+
+		memcpy(F.h[0].uc[0][i], mac, 6);
+	}
+	F.h[0].b.uc[0].n = 400;
+	F.reload_at_off = 125;
+	F.reload_host = 1;
+	em = engine(config(2, 2));
+	converge(em);
+	assert_int_equal(F.reload_at_off, -1);
+	next_poll(em);
+	converge(em);
+	table_of(1, slots, &digest);
+	assert_int_equal(used_slots(slots), 400);
+	assert_int_equal(digest, vema_em_table_digest(slots, VEMA_MAC_TBL_SIZE));
+	assert_int_equal(state_of(em, 1), VEMA_EM_FORWARDING);
+	vema_em_destroy(em);
+}
+
 static void
 test_repoll_after_reset(void **state)
 {
@@ -1179,6 +1228,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_sequence_and_fields, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_learned_macs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_windows_and_paging, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_push_straddles_reload, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_repoll_after_reset, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_traps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timeouts_and_retries, setup, teardown),
