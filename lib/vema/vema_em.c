@@ -1071,8 +1071,10 @@ same_list(const struct mac_list *a, const struct mac_list *b)
 	return a->n == b->n && (a->n == 0 || memcmp(a->mac, b->mac, (size_t)a->n * 6) == 0);
 }
 
-/* One page of an interface MAC list; returns true when the list is complete. */
-static bool
+enum page_rc { PAGE_MORE, PAGE_DONE, PAGE_BAD };
+
+/* One page of an interface MAC list. */
+static enum page_rc
 handle_page(struct vema_em *em, struct em_port *pt, struct em_member *m, enum op op,
 	    const uint8_t *d)
 {
@@ -1083,7 +1085,7 @@ handle_page(struct vema_em *em, struct em_port *pt, struct em_member *m, enum op
 	em->st.list_pages++;
 	if (h.num_macs_in_msg > VEMA_IFACE_MACS_MAX || h.start_idx != m->page.n) {
 		em->st.bad_responses++;
-		return true;	/* taken as is; the next poll reads it again */
+		return PAGE_BAD;
 	}
 	if (m->page.n == 0) {
 		m->page.gen = h.gen_count;
@@ -1092,15 +1094,15 @@ handle_page(struct vema_em *em, struct em_port *pt, struct em_member *m, enum op
 		m->page_restarts++;
 		m->page.n = 0;
 		send_list_get(em, pt, m, op);
-		return false;
+		return PAGE_MORE;
 	}
 	for (i = 0; i < h.num_macs_in_msg && m->page.n < MAX_LIST_MACS; i++)
 		memcpy(m->page.mac[m->page.n++], d + VEMA_IFACE_HDR_SIZE + i * 6, 6);
 	if (h.num_macs_in_msg == 0 || h.start_idx + h.num_macs_in_msg >= h.tot_macs_in_lst ||
 	    m->page.n >= MAX_LIST_MACS)
-		return true;
+		return PAGE_DONE;
 	send_list_get(em, pt, m, op);
-	return false;
+	return PAGE_MORE;
 }
 
 static void
@@ -1246,11 +1248,34 @@ handle_response(struct vema_em *em, struct em_port *pt, const uint8_t *mad)
 	case OP_UC_GET:
 	case OP_MC_GET:
 		if (status != VEMA_STATUS_OK) {
-			m->need_probe = true;	/* the vport went away? */
+			/* Not again before the next poll (which also sees if the vport went away). */
+			m->page.n = 0;
+			m->failed = true;
+			snprintf(m->reason, sizeof(m->reason), "%s Get refused (status 0x%04x)",
+				 op == OP_UC_GET ? "IfaceUcastMacs" : "IfaceMcastMacs", status);
 			break;
 		}
-		if (handle_page(em, pt, m, op, d))
+		switch (handle_page(em, pt, m, op, d)) {
+		case PAGE_DONE:
 			finish_list(em, m, op == OP_UC_GET);
+			break;
+		case PAGE_BAD:
+			/* The list as it was is no longer trusted: read again from the start. */
+			m->page.n = 0;
+			(op == OP_UC_GET ? &m->uc : &m->mc)->known = false;
+			if (m->page_restarts < MAX_PAGE_RESTARTS) {
+				m->page_restarts++;
+				send_list_get(em, pt, m, op);
+			} else {
+				/* Retried at the next poll. */
+				m->failed = true;
+				snprintf(m->reason, sizeof(m->reason), "%s: malformed pages",
+					 op == OP_UC_GET ? "IfaceUcastMacs" : "IfaceMcastMacs");
+			}
+			break;
+		case PAGE_MORE:
+			break;
+		}
 		break;
 	case OP_MAC_SET:
 		handle_mac_set(em, m, d, status);

@@ -75,6 +75,8 @@ struct fake {
 	/* reload host reload_host's driver (vport 0 added again) before the MAC window at this offset */
 	int reload_at_off;
 	unsigned int reload_host;
+	/* the next answers to interface unicast list Gets: malformed, or refused */
+	unsigned int bad_pages, refused_lists;
 	struct vema_transport tp;
 	struct vema_em_config cfg;
 	char notes[64][160];
@@ -162,6 +164,13 @@ f_send(void *priv, const struct vema_mad_addr *to, const void *mad, size_t len)
 	h->b.now_ns = F.now;
 	if (vema_agent_handle_mad(h->b.agent, &from, mad, len, resp, &rto) <= 0)
 		return 0;
+	if (l->attr == VEMA_ATTR_IFACE_UCAST_MACS && F.bad_pages > 0) {
+		F.bad_pages--;
+		vema_put_be16(resp + VEMA_MAD_HDR_SIZE + 2, VEMA_IFACE_MACS_MAX + 1);
+	} else if (l->attr == VEMA_ATTR_IFACE_UCAST_MACS && F.refused_lists > 0) {
+		F.refused_lists--;
+		vema_put_be16(resp + VEMA_MAD_OFF_STATUS, VEMA_STATUS_UNSUPPORTED);
+	}
 	if (h->hold) {
 		assert_true(F.n_held < 16);
 		enqueue(&F.held[F.n_held++], h->lid, resp, VEMA_MAD_SIZE);
@@ -780,6 +789,48 @@ test_push_straddles_reload(void **state)
 	vema_em_destroy(em);
 }
 
+/*
+ * An agent that answers a list Get with a malformed page, or refuses it:
+ * the list is not taken as read, nothing loops, and the next poll reads it.
+ */
+static void
+test_bad_list_answers(void **state)
+{
+	struct vema_mac_entry slots[VEMA_MAC_TBL_SIZE];
+	uint8_t ga[6] = { 0x00, 0x00, 0x5e, 0x00, 0x53, 0x01 };
+	struct vema_em_member_info mi;
+	struct vema_em *em;
+	uint32_t digest;
+
+	(void)state;
+	memcpy(F.h[0].uc[0][0], ga, 6);
+	F.h[0].b.uc[0].n = 1;
+	F.bad_pages = 1000;	/* an agent that keeps answering so */
+	em = engine(config(2, 2));
+	converge(em);
+	F.bad_pages = 0;
+	next_poll(em);
+	assert_int_equal(vema_em_member_get(em, 0, &mi), 0);
+	assert_int_equal(mi.n_ucast, 1);
+	table_of(1, slots, &digest);
+	assert_true(slot_of(slots, ga) >= 0);
+	/* A refused list Get: the member waits for the next poll instead of asking again. */
+	ga[5] = 0x02;
+	memcpy(F.h[0].uc[0][1], ga, 6);
+	F.h[0].b.uc[0].n = 2;
+	vema_agent_vport_event(F.h[0].b.agent, 0, VEMA_EV_RX_MODE);
+	F.refused_lists = 1000;
+	next_poll(em);
+	assert_true(F.refused_lists > 990);	/* asked again at the next poll only */
+	F.refused_lists = 0;
+	next_poll(em);
+	assert_int_equal(vema_em_member_get(em, 0, &mi), 0);
+	assert_int_equal(mi.n_ucast, 2);
+	table_of(1, slots, &digest);
+	assert_true(slot_of(slots, ga) >= 0);
+	vema_em_destroy(em);
+}
+
 static void
 test_repoll_after_reset(void **state)
 {
@@ -1229,6 +1280,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_learned_macs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_windows_and_paging, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_push_straddles_reload, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_list_answers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_repoll_after_reset, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_traps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timeouts_and_retries, setup, teardown),
