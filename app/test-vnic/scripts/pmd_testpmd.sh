@@ -30,16 +30,53 @@ if [ "$share" = --rxq-share ]; then
 fi
 
 # ---- 1. io forwarding: traffic circulates, nothing is dropped ----
+# Meanwhile the PMD's telemetry is read through EAL's socket.
+tel_query() {
+	local sock=/var/run/dpdk/$(vnic_prefix)/dpdk_telemetry.v2 i
+	# Once forwarding has started (traffic in the counters).
+	for i in $(seq 300); do
+		[ -S "$sock" ] && grep -q 'packet forwarding - ports=' "$tmp/io.out" 2>/dev/null &&
+			break
+		sleep 0.1
+	done
+	sleep 0.5
+	python3 - "$sock" /opa_vnic/hfis /opa_vnic/hfi,sw1 /opa_vnic/vport,1 /opa_vnic/vport,9 \
+		<<'PY' >"$tmp/tel.out" 2>&1
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.connect(sys.argv[1])
+s.recv(1024 * 16)
+for cmd in sys.argv[2:]:
+    s.send(cmd.encode())
+    print(json.dumps(json.loads(s.recv(1024 * 64).decode()), sort_keys=True))
+PY
+	touch "$tmp/tel.done"
+}
+tel_query &
+tel_pid=$!
 cat >"$tmp/io.cmd" <<CMD
 set fwd io
 start tx_first 4
 sleep 2
+wait-file $tmp/tel.done
 stop
 show port xstats all
 show rxq info 1 0
 quit
 CMD
 vnic_testpmd "$tmp/io.out" "$tmp/io.cmd" "${eal[@]}" -- "${args[@]}" || fail "testpmd exited $?"
+wait $tel_pid
+python3 - "$tmp/tel.out" <<'PY' || fail "telemetry: $(cat "$tmp/tel.out")"
+import json, sys
+hfis, hfi, vport, missing = [json.loads(l) for l in open(sys.argv[1])]
+assert hfis["/opa_vnic/hfis"] == {"sw0": [0], "sw1": [1]}, hfis
+h = hfi["/opa_vnic/hfi"]
+assert (h["lid"], h["link_up"], h["ports"], h["em"], h["vports_started"]) == (2, 1, [1], "off", 1), h
+v = vport["/opa_vnic/vport"]
+assert (v["hfi"], v["vport"], v["vesw_id"], v["oper_state"]) == ("sw1", 0, 1, 3), v
+assert v["mac"] == "02:10:00:02:00:00" and v["tx_packets"] > 0 and v["rx_packets"] > 0, v
+assert missing["/opa_vnic/vport"] is None, missing
+PY
 if [ "$share" = --rxq-share ]; then
 	grep -q 'Burst mode: Scalar, shared Rx queue' "$tmp/io.out" ||
 		fail "io: rx queue 0 of port 1 is not a shared Rx queue"

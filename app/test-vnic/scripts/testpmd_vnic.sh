@@ -17,11 +17,15 @@ vnic_mac() {
 # vnic_testpmd OUT SCRIPT ARGS...: run dpdk-testpmd interactively with ARGS
 # (EAL args, --, testpmd args), feeding it the lines of SCRIPT once its first
 # prompt shows (start-up takes seconds on a busy machine); a line "sleep N"
-# pauses instead, and "wait-for N REGEX" waits (30 s at most) until N lines of
-# the output match REGEX. Output (stdout and stderr, line-buffered so that
+# pauses instead, "wait-for N REGEX" waits (30 s at most) until N lines of
+# the output match REGEX, and "wait-file FILE" (30 s at most) until FILE exists.
+# The EAL runtime directory (its telemetry socket) is /var/run/dpdk/$(vnic_prefix). Output (stdout and stderr, line-buffered so that
 # testpmd's prompts do not cut its tables) goes to OUT.
+vnic_prefix() { echo "opa-vnic-testpmd-$$"; }
+
 vnic_testpmd() {
-	local out=$1 script=$2 i rc prefix=opa-vnic-testpmd-$$
+	local out=$1 script=$2 i rc prefix
+	prefix=$(vnic_prefix)
 	shift 2
 	[ -r "$VNIC_SO" ] || { echo "no PMD at $VNIC_SO (build first)"; return 1; }
 	command -v dpdk-testpmd >/dev/null || { echo "dpdk-testpmd is not installed"; return 1; }
@@ -34,6 +38,12 @@ vnic_testpmd() {
 		while IFS= read -r line; do
 			case $line in
 			sleep\ *) sleep "${line#sleep }" ;;
+			wait-file\ *)
+				for i in $(seq 300); do
+					[ -e "${line#wait-file }" ] && break
+					sleep 0.1
+				done
+				;;
 			wait-for\ *)
 				line=${line#wait-for }
 				for i in $(seq 300); do

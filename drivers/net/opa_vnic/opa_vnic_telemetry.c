@@ -3,8 +3,9 @@
  */
 
 /*
- * Telemetry: /opa_vnic/hfis (every HFI with its vports) and
- * /opa_vnic/vport,<port_id> (a port's configuration and kernel counters).
+ * Telemetry: /opa_vnic/hfis (every HFI with its ports), /opa_vnic/hfi,<name>
+ * (one HFI's state and agent counters) and /opa_vnic/vport,<port_id> (a
+ * port's configuration and kernel counters).
  * Callbacks run on the telemetry thread and take the HFI locks.
  */
 
@@ -17,20 +18,61 @@
 
 void opa_vnic_telemetry_register(void);
 
-static void
-hfi_add(struct opa_vnic_hfi *hfi, void *arg)
+/* Each HFI's vports (port ids). */
+static struct rte_tel_data *
+hfi_ports(struct opa_vnic_hfi *hfi)
 {
-	struct rte_tel_data *list = arg, *h = rte_tel_data_alloc(), *ports = rte_tel_data_alloc();
-	struct opa_vnic_ctrl_stats cs;
+	struct rte_tel_data *ports = rte_tel_data_alloc();
 	unsigned int i;
 
-	if (h == NULL || ports == NULL) {
-		rte_tel_data_free(h);
-		rte_tel_data_free(ports);
-		return;
-	}
-	rte_tel_data_start_dict(h);
+	if (ports == NULL)
+		return NULL;
 	rte_tel_data_start_array(ports, RTE_TEL_INT_VAL);
+	for (i = 0; i <= OPA_VNIC_MAX_VPORT; i++)
+		if (hfi->vports[i] != NULL)
+			rte_tel_data_add_array_int(ports, hfi->vports[i]->port_id);
+	return ports;
+}
+
+static void
+hfi_list_add(struct opa_vnic_hfi *hfi, void *arg)
+{
+	struct rte_tel_data *ports;
+
+	pthread_mutex_lock(&hfi->lock);
+	ports = hfi_ports(hfi);
+	pthread_mutex_unlock(&hfi->lock);
+	if (ports != NULL && rte_tel_data_add_dict_container(arg, hfi->name, ports, 0) != 0)
+		rte_tel_data_free(ports);
+}
+
+/* DPDK's telemetry nests one level: a dict of HFI names, each with its port ids. */
+static int
+tel_hfis(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	rte_tel_data_start_dict(d);
+	opa_vnic_hfi_foreach(hfi_list_add, d);
+	return 0;
+}
+
+struct hfi_query {
+	const char *name;
+	struct rte_tel_data *d;
+	bool found;
+};
+
+static void
+hfi_info_add(struct opa_vnic_hfi *hfi, void *arg)
+{
+	struct hfi_query *q = arg;
+	struct rte_tel_data *h = q->d, *ports;
+	struct opa_vnic_ctrl_stats cs;
+
+	if (strcmp(hfi->name, q->name) != 0)
+		return;
+	q->found = true;
 	opa_vnic_ctrl_stats(hfi, &cs);
 	pthread_mutex_lock(&hfi->lock);
 	rte_tel_data_add_dict_string(h, "name", hfi->name);
@@ -54,47 +96,58 @@ hfi_add(struct opa_vnic_hfi *hfi, void *arg)
 	} else {
 		rte_tel_data_add_dict_u64(h, "mads_ignored", cs.mads_ignored);
 	}
-	for (i = 0; i <= OPA_VNIC_MAX_VPORT; i++)
-		if (hfi->vports[i] != NULL)
-			rte_tel_data_add_array_int(ports, hfi->vports[i]->port_id);
+	ports = hfi_ports(hfi);
 	pthread_mutex_unlock(&hfi->lock);
-	rte_tel_data_add_dict_container(h, "ports", ports, 0);
-	rte_tel_data_add_array_container(list, h, 0);
+	if (ports != NULL && rte_tel_data_add_dict_container(h, "ports", ports, 0) != 0)
+		rte_tel_data_free(ports);
 }
 
 static int
-tel_hfis(const char *cmd, const char *params, struct rte_tel_data *d)
+tel_hfi(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	RTE_SET_USED(cmd);
-	RTE_SET_USED(params);
-	rte_tel_data_start_array(d, RTE_TEL_CONTAINER);
-	opa_vnic_hfi_foreach(hfi_add, d);
-	return 0;
-}
-
-static int
-tel_vport(const char *cmd, const char *params, struct rte_tel_data *d)
-{
-	struct opa_vnic_vport *vp;
-	struct opa_vnic_counters c;
-	const struct opa_vnic_vport_cfg *cfg;
-	char mac[RTE_ETHER_ADDR_FMT_SIZE], *end;
-	unsigned long port;
+	struct hfi_query q = { .name = params, .d = d };
 
 	RTE_SET_USED(cmd);
 	if (params == NULL || *params == '\0')
 		return -EINVAL;
-	port = strtoul(params, &end, 0);
-	if (*end != '\0' || port >= RTE_MAX_ETHPORTS)
-		return -EINVAL;
-	vp = opa_vnic_vport_of_port((uint16_t)port);
-	if (vp == NULL || vp->hfi == NULL)
-		return -EINVAL;
 	rte_tel_data_start_dict(d);
-	pthread_mutex_lock(&vp->hfi->lock);
+	opa_vnic_hfi_foreach(hfi_info_add, &q);
+	return q.found ? 0 : -EINVAL;
+}
+
+struct vport_query {
+	uint16_t port;
+	struct rte_tel_data *d;
+	bool found;
+};
+
+/*
+ * The port's vport, found through the registry and under its HFI's lock:
+ * a port being closed meanwhile is either still there or already gone.
+ */
+static void
+vport_add(struct opa_vnic_hfi *hfi, void *arg)
+{
+	struct vport_query *q = arg;
+	struct rte_tel_data *d = q->d;
+	const struct opa_vnic_vport_cfg *cfg;
+	struct opa_vnic_counters c;
+	struct opa_vnic_vport *vp = NULL;
+	char mac[RTE_ETHER_ADDR_FMT_SIZE];
+	unsigned int i;
+
+	pthread_mutex_lock(&hfi->lock);
+	for (i = 0; i <= OPA_VNIC_MAX_VPORT && vp == NULL; i++)
+		if (hfi->vports[i] != NULL && hfi->vports[i]->port_id == q->port)
+			vp = hfi->vports[i];
+	if (vp == NULL) {
+		pthread_mutex_unlock(&hfi->lock);
+		return;
+	}
+	q->found = true;
 	cfg = &vp->conf.cfg;
 	rte_tel_data_add_dict_string(d, "name", vp->name);
-	rte_tel_data_add_dict_string(d, "hfi", vp->hfi->name);
+	rte_tel_data_add_dict_string(d, "hfi", hfi->name);
 	rte_tel_data_add_dict_int(d, "vport", vp->index);
 	rte_tel_data_add_dict_int(d, "vesw_id", cfg->vesw_id);
 	rte_tel_data_add_dict_int(d, "fabric_id", cfg->fabric_id);
@@ -108,7 +161,7 @@ tel_vport(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_ether_format_addr(mac, sizeof(mac), &vp->eth_dev->data->mac_addrs[0]);
 	rte_tel_data_add_dict_string(d, "mac", mac);
 	opa_vnic_counters_raw(vp, &c);
-	pthread_mutex_unlock(&vp->hfi->lock);
+	pthread_mutex_unlock(&hfi->lock);
 	rte_tel_data_add_dict_u64(d, "rx_packets", c.rx_packets);
 	rte_tel_data_add_dict_u64(d, "tx_packets", c.tx_packets);
 	rte_tel_data_add_dict_u64(d, "rx_bytes", c.rx_bytes);
@@ -117,14 +170,36 @@ tel_vport(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "tx_drop_state", c.tx_drop_state);
 	rte_tel_data_add_dict_u64(d, "rx_drop_state", c.rx_drop_state);
 	rte_tel_data_add_dict_u64(d, "rx_nohandler", c.rx_nohandler);
-	return 0;
+}
+
+static int
+tel_vport(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct vport_query q = { .d = d };
+	unsigned long port;
+	char *end;
+
+	RTE_SET_USED(cmd);
+	if (params == NULL || *params == '\0')
+		return -EINVAL;
+	port = strtoul(params, &end, 0);
+	if (*end != '\0' || port >= RTE_MAX_ETHPORTS)
+		return -EINVAL;
+	q.port = (uint16_t)port;
+	rte_tel_data_start_dict(d);
+	opa_vnic_hfi_foreach(vport_add, &q);
+	return q.found ? 0 : -EINVAL;
 }
 
 void
 opa_vnic_telemetry_register(void)
 {
 	rte_telemetry_register_cmd("/opa_vnic/hfis", tel_hfis,
-				   "HFIs used by net_opa_vnic ports. No parameters");
+				   "HFIs used by net_opa_vnic ports, each with its port ids. "
+				   "No parameters");
+	rte_telemetry_register_cmd("/opa_vnic/hfi", tel_hfi,
+				   "An HFI's LID, link, shared context, EM mode and VEMA agent "
+				   "counters. Parameters: string HFI name (e.g. sw0)");
 	rte_telemetry_register_cmd("/opa_vnic/vport", tel_vport,
 				   "Configuration, state and kernel counters of a VNIC port. "
 				   "Parameters: int port_id");
