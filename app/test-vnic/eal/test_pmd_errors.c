@@ -224,7 +224,7 @@ tx_rx(uint16_t port, uint16_t q, struct rte_mbuf *m, void *arg)
 			e->bad++;
 		}
 	}
-	if (m->pkt_len != e->len) {
+	if (m->pkt_len != e->len || m->packet_type != RTE_PTYPE_L2_ETHER) {
 		e->bad++;
 	} else if (e->raw != NULL) {
 		uint8_t buf[128];
@@ -374,6 +374,29 @@ pt_test_tx_paths(void **state)
 	assert_int_equal(pt_port_setup(a_hw, 1, 1, pt_mp, 0), 0);
 	assert_int_equal(pt_port_setup(b, 1, 1, pt_mp, 0), 0);
 
+	/* What applications ask of a port's queues and packet types. */
+	{
+		struct rte_eth_burst_mode mode;
+		struct rte_eth_rxq_info rxi;
+		struct rte_eth_txq_info txi;
+		uint32_t ptypes[8];
+
+		assert_int_equal(rte_eth_tx_burst_mode_get(a_sw, 0, &mode), 0);
+		assert_non_null(strstr(mode.info, "ICRC by the PMD (icrc=sw)"));
+		assert_int_equal(rte_eth_tx_burst_mode_get(a_hw, 0, &mode), 0);
+		assert_non_null(strstr(mode.info, "ICRC by the HFI (icrc=hw)"));
+		assert_int_equal(rte_eth_rx_burst_mode_get(b, 0, &mode), 0);
+		assert_string_equal(mode.info, "Scalar");
+		assert_int_equal(rte_eth_rx_queue_info_get(b, 0, &rxi), 0);
+		assert_int_equal(rxi.nb_desc, PT_RX_DESC);
+		assert_ptr_equal(rxi.mp, pt_mp);
+		assert_int_equal(rte_eth_tx_queue_info_get(a_sw, 0, &txi), 0);
+		assert_int_equal(txi.nb_desc, PT_TX_DESC);
+		assert_int_equal(rte_eth_dev_get_supported_ptypes(b, RTE_PTYPE_L2_MASK, ptypes,
+								  RTE_DIM(ptypes)), 3);
+		assert_int_equal(ptypes[0], RTE_PTYPE_L2_ETHER);
+	}
+
 	/* Every path, with the ICRC computed by the PMD and by the HFI: never an ICRC error. */
 	tx_paths_from(a_sw, b);
 	tx_paths_from(a_hw, b);
@@ -399,6 +422,15 @@ pt_test_tx_paths(void **state)
 	assert_int_equal(opa_vnic_vport_mac_table_set(vport(a_sw)->hfi, 0, &slot, 1), 0);
 	assert_int_equal(rte_pmd_opa_vnic_dst_dlid(a_sw, &tbl_mac, &dlid), 0);
 	assert_int_equal(dlid, 2);
+	{
+		struct rte_pmd_opa_vnic_mac_entry got[3];
+
+		assert_int_equal(rte_pmd_opa_vnic_mac_table_get(a_sw, 0, 3, got), 3);
+		assert_memory_equal(got[0].mac.addr_bytes, tbl_mac.addr_bytes, 6);
+		assert_int_equal(got[0].dlid_sd >> 8, 2);
+		assert_true(rte_is_zero_ether_addr(&got[1].mac));
+		assert_int_equal(rte_pmd_opa_vnic_mac_table_get(a_sw, 2047, 2, got), -EINVAL);
+	}
 	send_expect(a_sw, b, pt_frame(pt_mp, &tbl_mac, a_sw, PT_UCAST, 1, 0, 60), &e);
 	assert_int_equal(opa_vnic_vport_mac_table_set(vport(a_sw)->hfi, 0, NULL, 0), 0);
 	assert_int_equal(rte_pmd_opa_vnic_dst_dlid(a_sw, &tbl_mac, &dlid), 0);
