@@ -12,7 +12,7 @@
 
 OPA_TOP=${OPA_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 
-# Debian 12 packages (DESIGN §5 plus the test tools).
+# Debian 12 packages (the build's and the tests').
 OPA_PKGS="dpdk dpdk-dev libdpdk-dev libibumad-dev libibverbs-dev libcmocka-dev \
 meson ninja-build pkg-config libpcap-dev gcc clang libclang-rt-14-dev tshark \
 dpkg-dev xz-utils iproute2 openvswitch-switch-dpdk"

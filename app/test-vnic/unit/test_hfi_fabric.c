@@ -173,6 +173,7 @@ static void
 test_multicast(void **state)
 {
 	struct env *env = *state;
+	unsigned int g;
 	struct hfi_fabric *fab = hfi_dev_fabric(env->dev[0]);
 
 	/* No group defined: every other port. */
@@ -200,6 +201,17 @@ test_multicast(void **state)
 	assert_int_equal(test_counters(env->dev[0]).drops[HFI_DROP_UNKNOWN_DLID], 1);
 	assert_int_equal(hfi_fabric_mcast_join(fab, 0x1234, 0x10), -EINVAL);
 	assert_int_equal(hfi_fabric_mcast_join(fab, 0xf00003, 0x999), -ENOENT);
+	/* Every group slot defined: a group all members left makes room for a new one. */
+	for (g = 0; g < HFI_FABRIC_MCAST_GROUPS - 1; g++)
+		assert_int_equal(hfi_fabric_mcast_join(fab, 0xf00100 + g, 0x123456), 0);
+	assert_int_equal(hfi_fabric_mcast_join(fab, 0xf00200, 0x123456), -ENOSPC);
+	assert_int_equal(hfi_fabric_mcast_leave(fab, 0xf00100, 0x123456), 0);
+	assert_int_equal(hfi_fabric_mcast_join(fab, 0xf00200, 0x123456), 0);
+	reset_got(env);
+	send_to(env, 0xf00200, 0xffff, 1);
+	poll_all(env);
+	assert_int_equal(env->got[2], 1);
+	assert_int_equal(env->got[1], 0);
 }
 
 /*

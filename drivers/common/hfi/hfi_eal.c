@@ -19,7 +19,11 @@ eal_alloc(void *arg, size_t size, size_t align, uint64_t *iova)
 	if (p == NULL)
 		return NULL;
 	*iova = rte_malloc_virt2iova(p);
-	if (*iova == RTE_BAD_IOVA) {
+	/* The device addresses the whole ring from its first IOVA: it must be contiguous. */
+	if (*iova == RTE_BAD_IOVA ||
+	    (size > 1 && rte_mem_virt2iova((uint8_t *)p + size - 1) != *iova + size - 1)) {
+		HFI_LOG(ERR, "%zu bytes of ring memory are not IOVA-contiguous (IOVA as PA "
+			    "across hugepages): use --iova-mode=va or larger hugepages", size);
 		rte_free(p);
 		return NULL;
 	}

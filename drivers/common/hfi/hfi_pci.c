@@ -7,7 +7,7 @@
  * 8086:24f1, bound to vfio-pci). It maps BAR0 through the PCI bus and puts
  * the device object on it, so the same SDMA/receive ring code would drive
  * the chip. Chip bring-up (firmware download, 8051 link training, SerDes)
- * is not implemented: the probe says so and fails (DESIGN §4).
+ * is not implemented: the probe says so and fails.
  */
 
 #include <errno.h>

@@ -192,12 +192,10 @@ opa_vnic_vport_conf_set(struct opa_vnic_hfi *hfi, uint8_t vport,
 	struct rte_eth_dev_data *data;
 	struct opa_vnic_vport *vp;
 	uint8_t old_mac[6];
-	uint16_t old_vesw;
 	int rc;
 
 	WITH_VPORT(hfi, vport, vp);
 	data = vp->eth_dev->data;
-	old_vesw = vp->conf.cfg.vesw_id;
 	memcpy(old_mac, vp->conf.base_mac, sizeof(old_mac));
 	vp->conf = *conf;
 	/* As the kernel: a new base MAC replaces the interface MAC, an unchanged one does not. */
@@ -209,8 +207,8 @@ opa_vnic_vport_conf_set(struct opa_vnic_hfi *hfi, uint8_t vport,
 	if (data->mtu > opa_vnic_conf_mtu(conf))
 		data->mtu = (uint16_t)opa_vnic_conf_mtu(conf);
 	opa_vnic_hfi_update_vesw(hfi);
-	if (old_vesw != conf->cfg.vesw_id)
-		opa_vnic_hfi_program_rsm(hfi);
+	/* Which vports own map entries depends on every vport's whole configuration. */
+	opa_vnic_hfi_program_rsm(hfi);
 	rc = opa_vnic_vport_publish(vp);
 	pthread_mutex_unlock(&hfi->lock);
 	return rc;

@@ -155,11 +155,16 @@ opa_vnic_hfi_program_rsm(struct opa_vnic_hfi *hfi)
 	/*
 	 * k only grows while vports run: a vport starting or stopping then
 	 * changes its own map entries only, never where another vport's
-	 * traffic lands.
+	 * traffic lands. When k grows, every entry moves: the rule is off
+	 * while the map is rewritten (everything reaches the shared context,
+	 * demultiplexed in software), so no packet lands in another vport's
+	 * context meanwhile.
 	 */
 	while ((1u << k) < maxq)
 		k++;
 	k = RTE_MAX(k, hfi->rsm_k);
+	if (k != hfi->rsm_k)
+		hfi_rsm_rule_clear(hfi->dev, HFI_RSM_VNIC_SLOT);
 	vmask = (1u << (8 - k)) - 1;
 	for (i = 0; i < HFI_RSM_MAP_ENTRIES; i++) {
 		struct opa_vnic_vport *owner = NULL;
@@ -402,6 +407,7 @@ opa_vnic_hfi_detach(struct opa_vnic_vport *vp)
 	pthread_mutex_lock(&hfi->lock);
 	hfi->vports[vp->index] = NULL;
 	opa_vnic_hfi_update_vesw(hfi);
+	opa_vnic_hfi_program_rsm(hfi);	/* a vesw it shared may have an owner again */
 	opa_vnic_hfi_quiesce(hfi);
 	while (vp->users != 0)
 		pthread_cond_wait(&hfi->cond, &hfi->lock);
