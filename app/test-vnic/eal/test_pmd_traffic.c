@@ -664,6 +664,23 @@ pt_test_tx_ring(void **state)
 	r = probe(1, 1, 0, 1, LOSSLESS_FABRIC);
 	assert_int_equal(pt_port_setup(r, 1, 1, pt_mp, 0), 0);
 	assert_int_equal(rte_eth_dev_configure(s, 1, 1, &conf), 0);
+	/* Queues start with their port: a deferred start is refused, not ignored. */
+	{
+		struct rte_eth_rxconf rxc = { .rx_deferred_start = 1 };
+		struct rte_eth_txconf txc = { .tx_deferred_start = 1 };
+		struct rte_ether_addr group = { { 0x01, 0x00, 0x5e, 0x01, 0x02, 0x03 } };
+		struct rte_eth_dev_info info;
+
+		assert_int_equal(rte_eth_rx_queue_setup(s, 0, PT_RX_DESC, SOCKET_ID_ANY, &rxc,
+							pt_mp), -EINVAL);
+		assert_int_equal(rte_eth_tx_queue_setup(s, 0, TXR_DESC, SOCKET_ID_ANY, &txc),
+				 -EINVAL);
+		/* A group address belongs in the multicast list. */
+		assert_int_equal(rte_eth_dev_mac_addr_add(s, &group, 0), -EINVAL);
+		/* The smallest buffer, beyond the headroom ethdev adds itself. */
+		assert_int_equal(rte_eth_dev_info_get(s, &info), 0);
+		assert_true(info.min_rx_bufsize + RTE_PKTMBUF_HEADROOM <= 512);
+	}
 	assert_int_equal(rte_eth_rx_queue_setup(s, 0, PT_RX_DESC, SOCKET_ID_ANY, NULL, pt_mp), 0);
 	assert_int_equal(rte_eth_tx_queue_setup(s, 0, TXR_DESC, SOCKET_ID_ANY, NULL), 0);
 	assert_int_equal(rte_eth_dev_start(s), 0);

@@ -145,8 +145,8 @@ opa_vnic_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	info->max_rx_pktlen = eth_mtu + OPA_VNIC_VLAN_ETH_HLEN;
 	info->min_mtu = OPA_VNIC_MIN_MTU;
 	info->max_mtu = (uint16_t)eth_mtu;
-	info->min_rx_bufsize = RTE_PKTMBUF_HEADROOM + OPA_VNIC_EGR_ALIGN +
-		opa_vnic_egr_needed(OPA_VNIC_MIN_MTU);
+	/* Beyond the headroom (ethdev adds RTE_PKTMBUF_HEADROOM itself). */
+	info->min_rx_bufsize = OPA_VNIC_EGR_ALIGN + opa_vnic_egr_needed(OPA_VNIC_MIN_MTU);
 	info->max_mac_addrs = OPA_VNIC_MAX_UC_MACS;
 	info->rx_desc_lim.nb_max = OPA_VNIC_RX_DESC_MAX;
 	info->rx_desc_lim.nb_min = OPA_VNIC_DESC_MIN;
@@ -382,6 +382,13 @@ opa_vnic_mac_addr_add(struct rte_eth_dev *dev, struct rte_ether_addr *addr, uint
 		      uint32_t vmdq)
 {
 	RTE_SET_USED(vmdq);
+	/* The interface's unicast list (what the EM reads); groups have their own. */
+	if (rte_is_multicast_ether_addr(addr)) {
+		OPA_VNIC_LOG(ERR, "port %u: a multicast address goes in the multicast list "
+			     "(rte_eth_dev_set_mc_addr_list), not the MAC addresses",
+			     dev->data->port_id);
+		return -EINVAL;
+	}
 	VPORT_UPDATE(dev, vport_mac_store(vp_, index, addr));
 }
 

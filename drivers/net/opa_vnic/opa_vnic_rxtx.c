@@ -48,6 +48,12 @@ opa_vnic_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	struct opa_vnic_rxq *q;
 	int rc;
 
+	/* No per-queue start/stop: a queue starts with its port. */
+	if (conf != NULL && conf->rx_deferred_start) {
+		OPA_VNIC_LOG(ERR, "%s: rx queue %u: deferred start is not supported (queues start "
+			     "with the port)", vp->name, qid);
+		return -EINVAL;
+	}
 	if (room < RTE_PKTMBUF_HEADROOM + OPA_VNIC_EGR_ALIGN + opa_vnic_egr_needed(OPA_VNIC_MIN_MTU)) {
 		OPA_VNIC_LOG(ERR, "%s: rx queue %u: mbufs of pool %s hold %u bytes, too few for a "
 			     "16B packet", vp->name, qid, mp->name, room);
@@ -237,7 +243,11 @@ opa_vnic_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	unsigned int e, n = hfi_dev_num_sdma(hfi->dev);
 	int rc = -EBUSY;
 
-	RTE_SET_USED(conf);
+	if (conf != NULL && conf->tx_deferred_start) {
+		OPA_VNIC_LOG(ERR, "%s: tx queue %u: deferred start is not supported (queues start "
+			     "with the port)", vp->name, qid);
+		return -EINVAL;
+	}
 	q = rte_zmalloc_socket("opa_vnic_txq", sizeof(*q), RTE_CACHE_LINE_SIZE, (int)socket);
 	if (q == NULL)
 		return -ENOMEM;
