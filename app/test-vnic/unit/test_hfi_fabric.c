@@ -422,6 +422,7 @@ test_mad_channel(void **state)
 	unsigned int i;
 	const uint16_t other[1] = { 0x8002 };
 	const uint16_t limited_mgmt[1] = { 0x7fff };
+	const uint16_t full[2] = { 0xffff, 0x8001 };
 
 	hfi_dev_params_init(&p);
 	p.fabric = FABRIC;
@@ -486,6 +487,13 @@ test_mad_channel(void **state)
 	assert_int_equal(test_counters(em).mad_drops, 1);
 	assert_int_equal(test_counters(em).rx_mads, 1);
 	assert_int_equal(test_counters(env->dev[1]).tx_mads, 2);
+	/* A GSI datagram with another QKey: dropped by the receiver, as a QP does. */
+	assert_int_equal(hfi_fabric_set_pkeys(hfi_dev_fabric(em), 0x200, full, 2), 0);
+	to.qkey = 0x1234;
+	assert_int_equal(hfi_mad_send(env->dev[1], &to, mad, 256), 0);
+	assert_int_equal(hfi_mad_recv(em, &from, got, &len, 0), -EAGAIN);
+	assert_int_equal(test_counters(em).mad_drops, 2);
+	to.qkey = HFI_GSI_QKEY;
 	/* The queue is bounded: the extra MADs are dropped, not blocked. */
 	assert_int_equal(hfi_fabric_set_pkeys(hfi_dev_fabric(em), 0x200, limited_mgmt, 1), 0);
 	to.pkey_index = 0;

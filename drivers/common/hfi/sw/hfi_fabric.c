@@ -1174,7 +1174,9 @@ fab_push_mad(struct hfi_fabric *fab, int src_slot, const struct hfi_mad_addr *to
 	pkey = src->pkeys[to->pkey_index];
 	dst = fab_port(fab, slot);
 	fab_count(src, FAB_CTR(tx_mads), 1);
-	if (atomic_load(&dst->link) != HFI_LINK_UP || pkey_index_of(dst, pkey) < 0) {
+	/* As the receiving HCA: no link, a P_Key not in its table, or a GSI datagram with another QKey. */
+	if (atomic_load(&dst->link) != HFI_LINK_UP || pkey_index_of(dst, pkey) < 0 ||
+	    (to->qpn == HFI_QP1 && to->qkey != HFI_GSI_QKEY)) {
 		fab_count(dst, FAB_CTR(mad_drops), 1);
 		return 0;
 	}
