@@ -789,6 +789,20 @@ test_push_straddles_reload(void **state)
 	vema_em_destroy(em);
 }
 
+/* Member 0 lists n unicast MACs, and mac is in member 1's MAC table. */
+static void
+expect_learned(struct vema_em *em, unsigned int n, const uint8_t mac[6])
+{
+	struct vema_mac_entry slots[VEMA_MAC_TBL_SIZE];
+	struct vema_em_member_info mi;
+	uint32_t digest;
+
+	assert_int_equal(vema_em_member_get(em, 0, &mi), 0);
+	assert_int_equal(mi.n_ucast, n);
+	table_of(1, slots, &digest);
+	assert_true(slot_of(slots, mac) >= 0);
+}
+
 /*
  * An agent that answers a list Get with a malformed page, or refuses it:
  * the list is not taken as read, nothing loops, and the next poll reads it.
@@ -796,11 +810,8 @@ test_push_straddles_reload(void **state)
 static void
 test_bad_list_answers(void **state)
 {
-	struct vema_mac_entry slots[VEMA_MAC_TBL_SIZE];
 	uint8_t ga[6] = { 0x00, 0x00, 0x5e, 0x00, 0x53, 0x01 };
-	struct vema_em_member_info mi;
 	struct vema_em *em;
-	uint32_t digest;
 
 	(void)state;
 	memcpy(F.h[0].uc[0][0], ga, 6);
@@ -810,10 +821,7 @@ test_bad_list_answers(void **state)
 	converge(em);
 	F.bad_pages = 0;
 	next_poll(em);
-	assert_int_equal(vema_em_member_get(em, 0, &mi), 0);
-	assert_int_equal(mi.n_ucast, 1);
-	table_of(1, slots, &digest);
-	assert_true(slot_of(slots, ga) >= 0);
+	expect_learned(em, 1, ga);
 	/* A refused list Get: the member waits for the next poll instead of asking again. */
 	ga[5] = 0x02;
 	memcpy(F.h[0].uc[0][1], ga, 6);
@@ -824,10 +832,7 @@ test_bad_list_answers(void **state)
 	assert_true(F.refused_lists > 990);	/* asked again at the next poll only */
 	F.refused_lists = 0;
 	next_poll(em);
-	assert_int_equal(vema_em_member_get(em, 0, &mi), 0);
-	assert_int_equal(mi.n_ucast, 2);
-	table_of(1, slots, &digest);
-	assert_true(slot_of(slots, ga) >= 0);
+	expect_learned(em, 2, ga);
 	vema_em_destroy(em);
 }
 
