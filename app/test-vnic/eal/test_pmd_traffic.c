@@ -717,4 +717,29 @@ pt_test_tx_ring(void **state)
 	pt_port_remove(r);
 	hfi_fabric_close(fab);
 	pt_assert_pool_full(pt_mp);
+
+	/*
+	 * The HFI's 32768 RcvArray entries (1024 kept for its shared context):
+	 * 15 queues of 2048 fit, a 16th of 2048 is refused at setup, one of 512
+	 * fits; released queues give theirs back.
+	 */
+	s = probe(2, 5, 0, 1, "");
+	for (i = 0; i < 2; i++) {
+		unsigned int q;
+
+		assert_int_equal(rte_eth_dev_configure(s, 16, 1, &conf), 0);
+		for (q = 0; q < 15; q++)
+			assert_int_equal(rte_eth_rx_queue_setup(s, (uint16_t)q, 2048, SOCKET_ID_ANY,
+								NULL, pt_mp), 0);
+		assert_int_equal(rte_eth_rx_queue_setup(s, 15, 2048, SOCKET_ID_ANY, NULL, pt_mp),
+				 -ENOMEM);
+		assert_int_equal(rte_eth_rx_queue_setup(s, 15, 512, SOCKET_ID_ANY, NULL, pt_mp), 0);
+		/* Set up again smaller: the old queue's entries come back first. */
+		assert_int_equal(rte_eth_rx_queue_setup(s, 0, 1024, SOCKET_ID_ANY, NULL, pt_mp), 0);
+		assert_int_equal(rte_eth_rx_queue_setup(s, 15, 1536, SOCKET_ID_ANY, NULL, pt_mp), 0);
+		assert_int_equal(rte_eth_dev_configure(s, 1, 1, &conf), 0);	/* releases 1..15 */
+		assert_int_equal(rte_eth_rx_queue_setup(s, 0, 2048, SOCKET_ID_ANY, NULL, pt_mp), 0);
+	}
+	pt_port_remove(s);
+	pt_assert_pool_full(pt_mp);
 }

@@ -84,6 +84,20 @@ opa_vnic_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	q->share_group = conf->share_group;
 	q->share_qid = conf->share_qid;
 	pthread_mutex_lock(&hfi->lock);
+	/*
+	 * The eager buffers are RcvArray entries, which the HFI's vports share
+	 * (the shared context keeps its own): counted here, so that a queue
+	 * the HFI could not start is refused now rather than at dev_start.
+	 */
+	if (hfi->rcvarray_reserved + q->egr_cnt + OPA_VNIC_SHARED_EGR > hfi->dev->rcvarray_cnt) {
+		OPA_VNIC_LOG(ERR, "%s: rx queue %u: %u descriptors, but hfi=%s has %u RcvArray "
+			     "entries left for rx queues (%u in all, shared by its vports; %u kept "
+			     "for its shared context)", vp->name, qid, q->egr_cnt, hfi->name,
+			     hfi->dev->rcvarray_cnt - OPA_VNIC_SHARED_EGR - hfi->rcvarray_reserved,
+			     hfi->dev->rcvarray_cnt, OPA_VNIC_SHARED_EGR);
+		rc = -ENOMEM;
+		goto fail;
+	}
 	rc = opa_vnic_claim_ctxt(hfi->dev, &q->ctxt);
 	if (rc != 0) {
 		OPA_VNIC_LOG(ERR, "%s: rx queue %u: no free receive context on hfi=%s (%u "
@@ -98,6 +112,7 @@ opa_vnic_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 			goto fail;
 		}
 	}
+	hfi->rcvarray_reserved += q->egr_cnt;
 	vp->rxq[qid] = q;
 	dev->data->rx_queues[qid] = q;
 	pthread_mutex_unlock(&hfi->lock);
@@ -118,6 +133,7 @@ opa_vnic_rx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
 	if (q == NULL)
 		return;
 	pthread_mutex_lock(&vp->hfi->lock);
+	vp->hfi->rcvarray_reserved -= q->egr_cnt;
 	opa_vnic_rxq_group_leave(q);
 	opa_vnic_stats_retire(vp, q, NULL);
 	vp->rxq[qid] = NULL;
