@@ -27,6 +27,9 @@ test_pci_backend_registered(void **state)
 	assert_int_equal(hfi_dev_open("0000:81:00.0", NULL, &dev), -ENODEV);
 	assert_non_null(strstr(hfi_last_error(), "vfio-pci"));
 	assert_int_equal(hfi_dev_open("81:00.1", NULL, &dev), -ENODEV);
+	/* The short spelling is the same device as DPDK's name for it. */
+	assert_non_null(strstr(hfi_last_error(), "0000:81:00.1:"));
+	assert_int_equal(hfi_dev_open("0000:81:20.0", NULL, &dev), -EINVAL);	/* device > 31 */
 	assert_true(hfi_logtype >= 0);
 	assert_non_null(hfi_eal_mem_ops.alloc);
 	/* Software HFIs still open as usual. */

@@ -223,15 +223,31 @@ is_sw_name(const char *name)
 	return strncmp(name, "sw", 2) == 0 && hfi_name_valid(name + 2, 1, 30, "_-");
 }
 
-/* [DDDD:]BB:DD.F in hex, as DPDK spells PCI addresses. */
+/*
+ * [DDDD:]BB:DD.F in hex, as DPDK spells PCI addresses; written to canon (when
+ * not NULL) as DPDK names the device, DDDD:BB:DD.F, so that both spellings
+ * are one HFI.
+ */
+static bool
+pci_name(const char *name, char *canon, size_t len)
+{
+	unsigned int d = 0, b, s, f;
+	char tail;
+
+	if (sscanf(name, "%x:%x:%x.%x%c", &d, &b, &s, &f, &tail) != 4 &&
+	    (d = 0, sscanf(name, "%x:%x.%x%c", &b, &s, &f, &tail) != 3))
+		return false;
+	if (d > 0xffff || b > 0xff || s > 0x1f || f > 7)
+		return false;
+	if (canon != NULL)
+		snprintf(canon, len, "%04x:%02x:%02x.%x", d, b, s, f);
+	return true;
+}
+
 static bool
 is_pci_name(const char *name)
 {
-	unsigned int d, b, s, f;
-	char tail;
-
-	return sscanf(name, "%x:%x:%x.%x%c", &d, &b, &s, &f, &tail) == 4 ||
-	       sscanf(name, "%x:%x.%x%c", &b, &s, &f, &tail) == 3;
+	return pci_name(name, NULL, 0);
 }
 
 void
@@ -303,10 +319,13 @@ hfi_dev_open(const char *name, const struct hfi_dev_params *params, struct hfi_d
 {
 	struct hfi_dev_params defaults;
 	struct hfi_dev *dev;
+	char canon[16];
 	int rc;
 
 	if (name == NULL || out == NULL)
 		return hfi_set_error(-EINVAL, "hfi_dev_open: name and out are required");
+	if (pci_name(name, canon, sizeof(canon)))
+		name = canon;
 	pthread_mutex_lock(&registry_lock);
 	dev = registry_find(name);
 	if (dev != NULL) {
