@@ -313,7 +313,6 @@ struct opa_vnic_hfi {
 	uint64_t rx_async[OPA_VNIC_RXE_NUM];	/* packets no vport can be named for (atomic) */
 	struct opa_vnic_shared shared;
 	unsigned int rsm_k;			/* entropy bits of the RSM index */
-	unsigned int rcvarray_reserved;		/* RcvArray entries of set-up rx queues */
 	struct opa_vnic_ctrl *ctrl;		/* control thread and VEMA agent */
 };
 

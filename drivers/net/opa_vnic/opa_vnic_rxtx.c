@@ -37,6 +37,19 @@ opa_vnic_egr_needed(uint32_t mtu)
 
 /* ---- receive queues ---- */
 
+/* RcvArray entries the set-up rx queues of the HFI's vports take (lock held). */
+static unsigned int
+rcvarray_reserved(const struct opa_vnic_hfi *hfi)
+{
+	unsigned int i, q, n = 0;
+
+	for (i = 0; i <= OPA_VNIC_MAX_VPORT; i++)
+		for (q = 0; hfi->vports[i] != NULL && q < OPA_VNIC_MAX_QUEUES; q++)
+			if (hfi->vports[i]->rxq[q] != NULL)
+				n += hfi->vports[i]->rxq[q]->egr_cnt;
+	return n;
+}
+
 int
 opa_vnic_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 			unsigned int socket, const struct rte_eth_rxconf *conf,
@@ -45,6 +58,7 @@ opa_vnic_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	struct opa_vnic_vport *vp = dev->data->dev_private;
 	struct opa_vnic_hfi *hfi = vp->hfi;
 	uint32_t room = rte_pktmbuf_data_room_size(mp);
+	unsigned int reserved;
 	struct opa_vnic_rxq *q;
 	int rc;
 
@@ -89,11 +103,12 @@ opa_vnic_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	 * (the shared context keeps its own): counted here, so that a queue
 	 * the HFI could not start is refused now rather than at dev_start.
 	 */
-	if (hfi->rcvarray_reserved + q->egr_cnt + OPA_VNIC_SHARED_EGR > hfi->dev->rcvarray_cnt) {
+	reserved = rcvarray_reserved(hfi);
+	if (reserved + q->egr_cnt + OPA_VNIC_SHARED_EGR > hfi->dev->rcvarray_cnt) {
 		OPA_VNIC_LOG(ERR, "%s: rx queue %u: %u descriptors, but hfi=%s has %u RcvArray "
 			     "entries left for rx queues (%u in all, shared by its vports; %u kept "
 			     "for its shared context)", vp->name, qid, q->egr_cnt, hfi->name,
-			     hfi->dev->rcvarray_cnt - OPA_VNIC_SHARED_EGR - hfi->rcvarray_reserved,
+			     hfi->dev->rcvarray_cnt - OPA_VNIC_SHARED_EGR - reserved,
 			     hfi->dev->rcvarray_cnt, OPA_VNIC_SHARED_EGR);
 		rc = -ENOMEM;
 		goto fail;
@@ -112,7 +127,6 @@ opa_vnic_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 			goto fail;
 		}
 	}
-	hfi->rcvarray_reserved += q->egr_cnt;
 	vp->rxq[qid] = q;
 	dev->data->rx_queues[qid] = q;
 	pthread_mutex_unlock(&hfi->lock);
@@ -133,7 +147,6 @@ opa_vnic_rx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
 	if (q == NULL)
 		return;
 	pthread_mutex_lock(&vp->hfi->lock);
-	vp->hfi->rcvarray_reserved -= q->egr_cnt;
 	opa_vnic_rxq_group_leave(q);
 	opa_vnic_stats_retire(vp, q, NULL);
 	vp->rxq[qid] = NULL;

@@ -1441,7 +1441,7 @@ int
 hfi_fabric_mcast_join(struct hfi_fabric *fab, uint32_t mlid, uint32_t lid)
 {
 	struct fab_hdr *h = fab->hdr;
-	int slot, rc = check_mcast(mlid), g, e, free_g = -1;
+	int slot, rc = check_mcast(mlid), g, free_g = -1, empty_g = -1;
 
 	if (rc != 0)
 		return rc;
@@ -1458,11 +1458,12 @@ hfi_fabric_mcast_join(struct hfi_fabric *fab, uint32_t mlid, uint32_t lid)
 			break;
 		if (m == 0 && free_g < 0)
 			free_g = g;
+		if (m != 0 && empty_g < 0 && atomic_load(&h->mcast[g].members) == 0)
+			empty_g = g;
 	}
 	/* All taken: a group every member left makes room (its MLID reaches everyone again). */
-	for (e = 0; g == HFI_FABRIC_MCAST_GROUPS && free_g < 0 && e < HFI_FABRIC_MCAST_GROUPS; e++)
-		if (atomic_load(&h->mcast[e].members) == 0)
-			free_g = e;
+	if (free_g < 0)
+		free_g = empty_g;
 	if (g == HFI_FABRIC_MCAST_GROUPS) {
 		if (free_g < 0) {
 			rc = hfi_set_error(-ENOSPC, "fabric '%s': all %d multicast groups in use",
