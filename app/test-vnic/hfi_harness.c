@@ -73,11 +73,13 @@ harness_txq_open(struct harness_txq *q, struct hfi_dev *dev, unsigned int engine
 	int rc;
 
 	memset(q, 0, sizeof(*q));
+	q->dev = dev;
 	q->nbufs = ring_size;
-	q->bufs = aligned_alloc(64, (size_t)ring_size * HARNESS_TX_BUF);
+	/* From the device's allocator: memory the HFI may read. */
+	q->bufs = hfi_dev_alloc(dev, (size_t)ring_size * HARNESS_TX_BUF, 64, &q->bufs_iova);
 	q->free_ids = calloc(ring_size, sizeof(*q->free_ids));
 	if (q->bufs == NULL || q->free_ids == NULL) {
-		free(q->bufs);
+		hfi_dev_free(dev, q->bufs);
 		free(q->free_ids);
 		return -ENOMEM;
 	}
@@ -85,7 +87,7 @@ harness_txq_open(struct harness_txq *q, struct hfi_dev *dev, unsigned int engine
 		q->free_ids[q->nfree++] = i;
 	rc = hfi_sdma_setup(dev, engine, ring_size, &q->sdma);
 	if (rc != 0) {
-		free(q->bufs);
+		hfi_dev_free(dev, q->bufs);
 		free(q->free_ids);
 	}
 	return rc;
@@ -107,7 +109,7 @@ void
 harness_txq_close(struct harness_txq *q)
 {
 	hfi_sdma_release(q->sdma, give_back, q);
-	free(q->bufs);
+	hfi_dev_free(q->dev, q->bufs);
 	free(q->free_ids);
 }
 
@@ -149,7 +151,7 @@ harness_txq_post(struct harness_txq *q, const struct harness_hdr *h, const void 
 	n = harness_build(buf, HARNESS_TX_BUF, h, frame, frame_len, false);
 	if (n == 0)
 		return -EINVAL;
-	frag.iova = (uint64_t)(uintptr_t)buf;
+	frag.iova = q->bufs_iova + (uint64_t)id * HARNESS_TX_BUF;
 	frag.len = (uint32_t)n;
 	rc = hfi_sdma_post(q->sdma, &frag, 1, (void *)(uintptr_t)(id + 1));
 	if (rc == 0)
@@ -164,7 +166,7 @@ harness_rcv_params(struct hfi_rcv_params *p)
 	p->hdrq_cnt = 512;
 	p->hdrq_entsize = 32;
 	p->egr_cnt = 256;
-	p->egr_size = 2048;
+	p->egr_size = HFI_EGR_BUF_MIN;
 }
 
 int
@@ -176,20 +178,24 @@ harness_rxq_open(struct harness_rxq *q, struct hfi_dev *dev, unsigned int ctxt,
 	int rc;
 
 	memset(q, 0, sizeof(*q));
+	q->dev = dev;
 	q->egr_size = p->egr_size;
-	q->egr = aligned_alloc(4096, (size_t)p->egr_cnt * p->egr_size);
+	q->egr_cnt = p->egr_cnt;
+	/* One block from the device's allocator: 4 KiB aligned, reachable by the HFI. */
+	q->egr = hfi_dev_alloc(dev, (size_t)p->egr_cnt * p->egr_size, HFI_EGR_BUF_MIN,
+			       &q->egr_iova);
 	iova = calloc(p->egr_cnt, sizeof(*iova));
 	if (q->egr == NULL || iova == NULL) {
-		free(q->egr);
+		hfi_dev_free(dev, q->egr);
 		free(iova);
 		return -ENOMEM;
 	}
 	for (i = 0; i < p->egr_cnt; i++)
-		iova[i] = (uint64_t)(uintptr_t)(q->egr + (size_t)i * p->egr_size);
+		iova[i] = q->egr_iova + (uint64_t)i * p->egr_size;
 	rc = hfi_rcv_setup(dev, ctxt, p, iova, &q->rcv);
 	free(iova);
 	if (rc != 0)
-		free(q->egr);
+		hfi_dev_free(dev, q->egr);
 	return rc;
 }
 
@@ -197,13 +203,36 @@ void
 harness_rxq_close(struct harness_rxq *q)
 {
 	hfi_rcv_release(q->rcv);
-	free(q->egr);
+	hfi_dev_free(q->dev, q->egr);
+}
+
+const uint8_t *
+harness_rx_data(const struct harness_rxq *q, const struct hfi_rcv_pkt *p, uint8_t *scratch)
+{
+	const uint8_t *egr;
+	uint32_t skip = q->rcv->egr_skip;
+
+	/* Split, and no longer than the header bytes: all of it is in the entry. */
+	if (skip != 0 && p->len <= skip && p->hdr != NULL)
+		return p->hdr;
+	if (!p->use_egr)
+		return NULL;
+	egr = q->egr + (size_t)p->egr_idx * q->egr_size + p->egr_off;
+	if (skip == 0)
+		return egr;
+	/* Split: the first bytes are only in the header queue entry. */
+	if (p->hdr == NULL)
+		return NULL;
+	memcpy(scratch, p->hdr, skip);
+	memcpy(scratch + skip, egr, p->len - skip);
+	return scratch;
 }
 
 unsigned int
 harness_rxq_poll(struct harness_rxq *q, unsigned int max, harness_rx_fn fn, void *arg)
 {
 	struct hfi_rcv_pkt pkts[32];
+	uint8_t scratch[HFI_16B_MAX_PKT];
 	unsigned int n, i, total = 0;
 
 	while (total < max) {
@@ -211,13 +240,18 @@ harness_rxq_poll(struct harness_rxq *q, unsigned int max, harness_rx_fn fn, void
 		if (n == 0)
 			break;
 		for (i = 0; i < n; i++) {
-			const uint8_t *data = q->egr + (size_t)pkts[i].egr_idx * q->egr_size;
+			const uint8_t *data = harness_rx_data(q, &pkts[i], scratch);
 
-			if (fn != NULL)
+			if (data == NULL)
+				q->unlocated++;
+			else if (fn != NULL)
 				fn(&pkts[i], data, arg);
+			/* hfi1: the eager head names the buffer of the last packet processed. */
+			if (pkts[i].use_egr)
+				q->egr_head = pkts[i].egr_idx;
 		}
 		/* The buffers stay where they are: nothing to replenish. */
-		hfi_rcv_update_heads(q->rcv);
+		hfi_rcv_update_heads(q->rcv, q->egr_head);
 		total += n;
 	}
 	q->received += total;
@@ -227,6 +261,12 @@ harness_rxq_poll(struct harness_rxq *q, unsigned int max, harness_rx_fn fn, void
 void
 harness_port_enable(struct hfi_dev *dev, unsigned int bypass_ctxt)
 {
+	uint16_t pkeys[HFI_PKEY_TABLE_SIZE];
+	int n = hfi_dev_pkey_table(dev, pkeys, HFI_PKEY_TABLE_SIZE);
+
+	/* What hfi1 does when the SM sets the port's P_Key table. */
+	hfi_rcv_set_pkeys(dev, pkeys, n < 0 ? 0 : n > HFI_PKEY_TABLE_SIZE ?
+			  HFI_PKEY_TABLE_SIZE : (unsigned int)n);
 	hfi_rcv_set_bypass_ctxt(dev, bypass_ctxt);
 	hfi_rcv_port_ctrl(dev, RCV_CTRL_RCV_PORT_ENABLE | RCV_CTRL_RCV_BYPASS_ENABLE |
 			  RCV_CTRL_RCV_PARTITION_KEY_ENABLE, 0);

@@ -45,8 +45,10 @@ size_t harness_build(uint8_t *buf, size_t cap, const struct harness_hdr *h,
 const uint8_t *harness_frame(const uint8_t *pkt, uint32_t len, uint32_t *frame_len);
 
 struct harness_txq {
+	struct hfi_dev *dev;
 	struct hfi_sdma *sdma;
-	uint8_t *bufs;
+	uint8_t *bufs;			/* from hfi_dev_alloc(): the HFI may read them */
+	uint64_t bufs_iova;
 	uint32_t *free_ids;
 	unsigned int nfree;
 	unsigned int nbufs;
@@ -69,25 +71,48 @@ harness_txq_kick(struct harness_txq *q)
 }
 
 struct harness_rxq {
+	struct hfi_dev *dev;
 	struct hfi_rcv *rcv;
-	uint8_t *egr;
+	uint8_t *egr;			/* egr_cnt buffers of egr_size, from hfi_dev_alloc() */
+	uint64_t egr_iova;
 	uint32_t egr_size;
+	uint32_t egr_cnt;
+	uint32_t egr_head;		/* RCV_EGR_INDEX_HEAD as last written */
 	uint64_t received;
+	uint64_t unlocated;		/* polled packets whose bytes could not be found */
 };
 
+/* data: the whole 16B packet (pkt->len bytes), reassembled in split mode. */
 typedef void (*harness_rx_fn)(const struct hfi_rcv_pkt *pkt, const uint8_t *data, void *arg);
 
 int harness_rxq_open(struct harness_rxq *q, struct hfi_dev *dev, unsigned int ctxt,
 		     const struct hfi_rcv_params *p);
 void harness_rxq_close(struct harness_rxq *q);
-/* Poll up to max packets, call fn on each, give the buffers back. Returns the count. */
+/*
+ * Poll up to max packets, call fn on each, give the buffers back (the eager
+ * head as hfi1 writes it: the buffer of the last packet). Returns the count.
+ */
 unsigned int harness_rxq_poll(struct harness_rxq *q, unsigned int max, harness_rx_fn fn,
 			      void *arg);
+/*
+ * The whole packet p: in its eager buffer, or (split mode) copied into
+ * scratch (HFI_16B_MAX_PKT bytes) from the header queue entry and the
+ * eager buffer. NULL when the RHF locates no packet.
+ */
+const uint8_t *harness_rx_data(const struct harness_rxq *q, const struct hfi_rcv_pkt *p,
+			       uint8_t *scratch);
 
-/* Default receive parameters: 512-entry hdrq of 32 DWs, 256 eager buffers of 2 KiB. */
+/*
+ * Default receive parameters: 512-entry hdrq of 32 DWs, 256 multi-packet
+ * eager buffers of 4 KiB.
+ */
 void harness_rcv_params(struct hfi_rcv_params *p);
 
-/* Enable port receive (port, bypass, PKEY check) and send bypass packets to ctxt. */
+/*
+ * Enable port receive (port, bypass, PKEY check against RCV_PARTITION_KEY,
+ * programmed from the port's P_Key table) and send bypass packets to ctxt.
+ * Call again after the port's P_Key table changed.
+ */
 void harness_port_enable(struct hfi_dev *dev, unsigned int bypass_ctxt);
 
 #endif /* HFI_HARNESS_H */

@@ -166,7 +166,8 @@ pt_frame(struct rte_mempool *mp, const struct rte_ether_addr *dst, uint16_t src_
 int
 pt_parse(const struct rte_mbuf *m, struct pt_payload *p)
 {
-	uint8_t buf[RTE_MBUF_DEFAULT_DATAROOM];
+	/* The longest frame: a vswitch MTU of 10240 and an 802.1ad + 802.1Q header. */
+	static __thread uint8_t buf[10240 + 22];
 	const uint8_t *b;
 	unsigned int i;
 

@@ -131,5 +131,6 @@ void pt_test_hotplug(void **state);
 void pt_test_em_conformance(void **state);
 void pt_test_em_none(void **state);
 void pt_test_em_e2e(void **state);
+void pt_test_rx_buffers(void **state);
 
 #endif /* PMD_TEST_H */

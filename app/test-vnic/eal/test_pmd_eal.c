@@ -34,6 +34,8 @@ static const struct pt_scenario scenarios[] = {
 	{ "em-conformance", NULL, pt_test_em_conformance },
 	{ "em-none", NULL, pt_test_em_none },
 	{ "em-e2e", NULL, pt_test_em_e2e },
+	{ "rxbuf", NULL, pt_test_rx_buffers },
+	{ "rxbuf-split", NULL, pt_test_rx_buffers },
 };
 
 int

@@ -719,27 +719,58 @@ pt_test_tx_ring(void **state)
 	pt_assert_pool_full(pt_mp);
 
 	/*
-	 * The HFI's 32768 RcvArray entries (1024 kept for its shared context):
-	 * 15 queues of 2048 fit, a 16th of 2048 is refused at setup, one of 512
-	 * fits; released queues give theirs back.
+	 * The HFI's RcvArray entries are shared by the Rx queues of its vports
+	 * and kept for its shared context: queues are accepted while their
+	 * eager slots fit, the first one that does not is refused at setup
+	 * (-ENOMEM, not at start), a smaller one that fits is accepted, and
+	 * released queues give theirs back. 4 KiB chunks: 1032 slots a queue.
 	 */
-	s = probe(2, 5, 0, 1, "");
-	for (i = 0; i < 2; i++) {
-		unsigned int q;
+	{
+		uint32_t chunk = 4096, slots, small_slots, shared, cnt, left;
+		unsigned int n = 0, fit, q = 0, v;
+		uint16_t vp[3];
 
-		assert_int_equal(rte_eth_dev_configure(s, 16, 1, &conf), 0);
-		for (q = 0; q < 15; q++)
-			assert_int_equal(rte_eth_rx_queue_setup(s, (uint16_t)q, 2048, SOCKET_ID_ANY,
-								NULL, pt_mp), 0);
-		assert_int_equal(rte_eth_rx_queue_setup(s, 15, 2048, SOCKET_ID_ANY, NULL, pt_mp),
-				 -ENOMEM);
-		assert_int_equal(rte_eth_rx_queue_setup(s, 15, 512, SOCKET_ID_ANY, NULL, pt_mp), 0);
-		/* Set up again smaller: the old queue's entries come back first. */
-		assert_int_equal(rte_eth_rx_queue_setup(s, 0, 1024, SOCKET_ID_ANY, NULL, pt_mp), 0);
-		assert_int_equal(rte_eth_rx_queue_setup(s, 15, 1536, SOCKET_ID_ANY, NULL, pt_mp), 0);
-		assert_int_equal(rte_eth_dev_configure(s, 1, 1, &conf), 0);	/* releases 1..15 */
-		assert_int_equal(rte_eth_rx_queue_setup(s, 0, 2048, SOCKET_ID_ANY, NULL, pt_mp), 0);
+		assert_int_equal(opa_vnic_rx_size(opa_vnic_hdrq_cnt(2048), RTE_ETHER_MTU, &chunk,
+						  &slots, &cnt), 0);
+		assert_int_equal(chunk, 4096);
+		assert_int_equal(slots, 1032);
+		chunk = 4096;
+		assert_int_equal(opa_vnic_rx_size(opa_vnic_hdrq_cnt(64), RTE_ETHER_MTU, &chunk,
+						  &small_slots, &cnt), 0);
+		chunk = OPA_VNIC_CHUNK_SIZE_DEFAULT;
+		assert_int_equal(opa_vnic_rx_size(opa_vnic_hdrq_cnt(OPA_VNIC_SHARED_DESC),
+						  OPA_VNIC_ETH_MTU_MAX, &chunk, &shared, &cnt), 0);
+		fit = (32768 - shared) / slots;
+		left = 32768 - shared - fit * slots;
+		/* The queue refused is one of the second vport's; the third has none yet. */
+		assert_true(fit >= 16 && fit < 2 * 16 && left >= small_slots);
+		for (v = 0; v < 3; v++) {
+			vp[v] = probe(2 + v, 5, v, (uint16_t)(1 + v), "rx_chunk_size=4096");
+			assert_int_equal(rte_eth_dev_configure(vp[v], 16, 1, &conf), 0);
+		}
+		for (n = 0; n < fit; n++, q++) {
+			if (q == 16)
+				q = 0;
+			assert_int_equal(rte_eth_rx_queue_setup(vp[n / 16], (uint16_t)q, 2048,
+								SOCKET_ID_ANY, NULL, pt_mp), 0);
+		}
+		q = fit % 16;
+		assert_int_equal(rte_eth_rx_queue_setup(vp[fit / 16], (uint16_t)q, 2048,
+							SOCKET_ID_ANY, NULL, pt_mp), -ENOMEM);
+		assert_int_equal(rte_eth_rx_queue_setup(vp[fit / 16], (uint16_t)q, 64,
+							SOCKET_ID_ANY, NULL, pt_mp), 0);
+		/* Set up again: the old queue's entries come back first. */
+		assert_int_equal(rte_eth_rx_queue_setup(vp[0], 0, 2048, SOCKET_ID_ANY, NULL,
+							pt_mp), 0);
+		/* Released (a port configured with fewer queues): exactly theirs come back. */
+		assert_int_equal(rte_eth_dev_configure(vp[0], 1, 1, &conf), 0);
+		for (n = 0; n < 15; n++)
+			assert_int_equal(rte_eth_rx_queue_setup(vp[2], (uint16_t)n, 2048,
+								SOCKET_ID_ANY, NULL, pt_mp), 0);
+		assert_int_equal(rte_eth_rx_queue_setup(vp[2], 15, 2048, SOCKET_ID_ANY, NULL,
+							pt_mp), -ENOMEM);
+		for (v = 0; v < 3; v++)
+			pt_port_remove(vp[v]);
 	}
-	pt_port_remove(s);
 	pt_assert_pool_full(pt_mp);
 }

@@ -5,7 +5,8 @@
 /*
  * libFuzzer target: arbitrary bytes arrive at a software HFI's port as a
  * 16B packet and go through every receive check (DLID, PKEY, ICRC, LEN,
- * RSM, context state). Whatever is delivered must be the packet, whole.
+ * RSM, context state) into multi-packet eager buffers. Whatever is
+ * delivered must be the packet, whole, where its RHF says.
  * Input: one flags byte (bit 0: give it a correct ICRC), then the packet.
  */
 
@@ -93,8 +94,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	e.pkt = pkt;
 	e.len = len;
 	e.seen = 0;
-	for (i = 0; i < NCTXT; i++)
+	for (i = 0; i < NCTXT; i++) {
 		harness_rxq_poll(&rx[i], 16, check, &e);
+		/* Every RHF the HFI wrote locates its packet, and no context stopped. */
+		if (rx[i].unlocated != 0 || hfi_rcv_status(rx[i].rcv) != 0)
+			abort();
+	}
 	hfi_dev_port_counters(dev, &after);
 	/* Delivered once or dropped for one counted reason. */
 	if (e.seen + hfi_port_counters_drops(&after) - hfi_port_counters_drops(&before) != 1 ||

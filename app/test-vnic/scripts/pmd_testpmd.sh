@@ -6,7 +6,10 @@
 # and 2), scripted: io forwarding of circulating traffic without a drop,
 # then a receive-only run in which every port receives exactly what its peer
 # transmitted. With --rxq-share, the same with DPDK shared Rx queues (the
-# second run in the shared_rxq mode, which counts by mbuf->port).
+# second run in the shared_rxq mode, which counts by mbuf->port). Without it,
+# io forwarding again with 64- and 1518-byte frames and rx_copy_max=512: the
+# first are copied into mbufs, the second attached zero-copy, and nothing is
+# dropped; then 1518-byte frames with the default threshold (2048): copied.
 set -u
 share=${1:-}
 tmp=$(mktemp -d)
@@ -78,7 +81,7 @@ assert v["mac"] == "02:10:00:02:00:00" and v["tx_packets"] > 0 and v["rx_packets
 assert missing["/opa_vnic/vport"] is None, missing
 PY
 if [ "$share" = --rxq-share ]; then
-	grep -q 'Burst mode: Scalar, shared Rx queue' "$tmp/io.out" ||
+	grep -q 'Burst mode: Scalar.*, shared Rx queue' "$tmp/io.out" ||
 		fail "io: rx queue 0 of port 1 is not a shared Rx queue"
 fi
 tx=0
@@ -126,6 +129,52 @@ for p in 0 1; do
 	done
 done
 echo "$rx_mode: 256 packets each way, all received by the peer"
+
+# ---- 3. copied or attached, as the threshold says ----
+# xstat NAME PORT FILE: the value in the "show port xstats" table of PORT.
+xstat() {
+	awk -v p="$2" -v n="$1" '/NIC extended statistics for port/ { cur = $NF }
+		cur == p && $1 == n ":" { print $2; exit }' "$3"
+}
+sz_eal=(--vdev "net_opa_vnic0,hfi=sw0,lid=1,vport=0,em=off,rx_copy_max=512"
+	--vdev "net_opa_vnic1,hfi=sw1,lid=2,vport=0,em=off,rx_copy_max=512")
+for size in 64 1518 1518-default; do
+	[ -n "$share" ] && break
+	cat >"$tmp/sz.cmd" <<CMD
+set fwd io
+set txpkts ${size%-default}
+start tx_first 4
+sleep 1
+stop
+show port xstats all
+quit
+CMD
+	if [ "$size" = 1518-default ]; then
+		vnic_testpmd "$tmp/sz$size.out" "$tmp/sz.cmd" "${eal[@]}" -- "${args[@]}" ||
+			fail "testpmd exited $?"
+	else
+		vnic_testpmd "$tmp/sz$size.out" "$tmp/sz.cmd" "${sz_eal[@]}" -- "${args[@]}" ||
+			fail "testpmd exited $?"
+	fi
+	for p in 0 1; do
+		c=$(xstat rx_copied_packets $p "$tmp/sz$size.out")
+		a=$(xstat rx_attached_packets $p "$tmp/sz$size.out")
+		r=$(fwd_stat "$tmp/sz$size.out" $p RX-packets)
+		if [ "$size" = 1518 ]; then want_c=0 want_a=$r; else want_c=$r want_a=0; fi
+		[ "${r:-0}" -gt 1000 ] && [ "$c" = "$want_c" ] && [ "$a" = "$want_a" ] ||
+			fail "$size: port $p received $r, copied $c, attached $a"
+		for f in RX-dropped TX-dropped RX-error RX-nombufs; do
+			v=$(fwd_stat "$tmp/sz$size.out" $p $f)
+			[ "$v" = 0 ] || fail "$size: port $p $f $v"
+		done
+		for x in rx_nochunk_dropped rx_missed_errors rx_fifo_errors; do
+			v=$(xstat $x $p "$tmp/sz$size.out")
+			[ "$v" = 0 ] || fail "$size: port $p $x $v"
+		done
+	done
+	echo "$size: port 0 copied $(xstat rx_copied_packets 0 "$tmp/sz$size.out")," \
+		"attached $(xstat rx_attached_packets 0 "$tmp/sz$size.out")"
+done
 
 if [ $fails -ne 0 ]; then
 	echo "---- io run"

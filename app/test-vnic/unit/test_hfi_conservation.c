@@ -126,8 +126,9 @@ test_conservation(void **state)
 	memset(&cons, 0, sizeof(cons));
 	harness_rcv_params(&rp);
 	rp.hdrq_cnt = 1024;
-	rp.egr_cnt = 512;	/* eager buffers run out before header queue entries */
-	rp.egr_size = 128;
+	/* One packet per eager buffer: buffers run out before header queue entries. */
+	rp.egr_cnt = 512;
+	rp.flags = HFI_RCV_ONE_PKT_PER_EGR;
 	assert_int_equal(harness_rxq_open(&cons.rx, b, 0, &rp), 0);
 	harness_port_enable(b, 0);
 	assert_int_equal(pthread_create(&cons.thread, NULL, consume, &cons), 0);

@@ -70,6 +70,9 @@ setup_mode(void **state, enum hfi_engine_mode mode)
 	env->b = test_open("sw1", fabric, mode, 0);
 	if (env->pkts == NULL || env->a == NULL || env->b == NULL)
 		return -1;
+	/* The packets are memory the HFI may read, as an IOMMU mapping would make them. */
+	if (hfi_dma_register(env->pkts, sizeof(*env->pkts) * NPKT_MAX) != 0)
+		return -1;
 	if (harness_rxq_open(&env->rx, env->b, 0, &rp) != 0)
 		return -1;
 	harness_port_enable(env->b, 0);
@@ -98,6 +101,7 @@ teardown(void **state)
 	hfi_dev_close(env->a);
 	hfi_dev_close(env->b);
 	hfi_fabric_close(env->fab);
+	hfi_dma_unregister(env->pkts);
 	free(env->pkts);
 	free(env);
 	return 0;
@@ -500,6 +504,41 @@ spoil_address(struct env *env, struct hfi_sdma *e, uint32_t seq)
 	assert_int_equal(hfi_sdma_post(e, f, 2, (void *)(uintptr_t)(seq + 1)), 0);
 }
 
+/* Post packet seq from a copy in buf, memory the test decides the HFI may reach or not. */
+static void
+post_copy(struct env *env, struct hfi_sdma *e, uint32_t seq, uint8_t *buf)
+{
+	struct hfi_sdma_frag f;
+
+	make_pkt(env, seq);
+	memcpy(buf, env->pkts[seq], env->lens[seq]);
+	f.iova = (uint64_t)(uintptr_t)buf;
+	f.len = (uint32_t)env->lens[seq];
+	assert_int_equal(hfi_sdma_post(e, &f, 1, (void *)(uintptr_t)(seq + 1)), 0);
+}
+
+/* A valid heap buffer the HFI was never given: an IOMMU would refuse the read. */
+static void
+spoil_unregistered(struct env *env, struct hfi_sdma *e, uint32_t seq)
+{
+	static uint8_t heap_copy[HARNESS_TX_BUF];
+
+	post_copy(env, e, seq, heap_copy);
+}
+
+/* Registered memory given back: the same buffer is refused afterwards. */
+static void
+spoil_unregistered_later(struct env *env, struct hfi_sdma *e, uint32_t seq)
+{
+	static uint8_t buf[HARNESS_TX_BUF];
+
+	assert_int_equal(hfi_dma_register(buf, sizeof(buf)), 0);
+	assert_int_equal(hfi_dma_register(buf + 8, 8), -EINVAL);	/* overlaps */
+	assert_int_equal(hfi_dma_unregister(buf), 0);
+	assert_int_equal(hfi_dma_unregister(buf), -EINVAL);
+	post_copy(env, e, seq, buf);
+}
+
 static void
 test_halt_malformed(void **state)
 {
@@ -510,6 +549,8 @@ test_halt_malformed(void **state)
 	halt_on_bad(env, 6, spoil_gen, SDMA_ERR_GEN_MISMATCH);
 	halt_on_bad(env, 7, spoil_first, SDMA_ERR_FIRST_DESC);
 	halt_on_bad(env, 8, spoil_address, SDMA_ERR_MEM_READ);
+	halt_on_bad(env, 9, spoil_unregistered, SDMA_ERR_MEM_READ);
+	halt_on_bad(env, 10, spoil_unregistered_later, SDMA_ERR_MEM_READ);
 }
 
 static void

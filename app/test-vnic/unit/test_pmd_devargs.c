@@ -64,6 +64,9 @@ test_minimal(void **state)
 	assert_int_equal(da.state, OPA_VNIC_STATE_FORWARDING);
 	assert_int_equal(da.given, 0);
 	assert_string_equal(da.fabric, "");
+	assert_int_equal(da.rx_copy_max, OPA_VNIC_RX_COPY_MAX_DEFAULT);
+	assert_int_equal(da.rx_chunk_size, OPA_VNIC_CHUNK_SIZE_DEFAULT);
+	assert_int_equal(da.bypass_egr, OPA_VNIC_BYPASS_EGR_WHOLE);
 	assert_string_equal(err, "");
 }
 
@@ -112,6 +115,17 @@ test_all_keys(void **state)
 	assert_int_equal(da.em, OPA_VNIC_EM_ON);
 	assert_string_equal(da.em_config, "/etc/em.conf");
 	assert_int_equal(da.given, OPA_VNIC_DA_EM | OPA_VNIC_DA_EM_CONFIG);
+	assert_int_equal(parse("hfi=sw0,vport=1,rx_copy_max=0,rx_chunk_size=262144,"
+			       "bypass_egr=split"), 0);
+	assert_int_equal(da.rx_copy_max, 0);
+	assert_int_equal(da.rx_chunk_size, 262144);
+	assert_int_equal(da.bypass_egr, OPA_VNIC_BYPASS_EGR_SPLIT);
+	assert_int_equal(da.given, OPA_VNIC_DA_BYPASS_EGR);
+	assert_int_equal(parse("hfi=sw0,vport=1,rx_copy_max=10258,rx_chunk_size=4096,"
+			       "bypass_egr=WHOLE"), 0);
+	assert_int_equal(da.rx_copy_max, 10258);
+	assert_int_equal(da.rx_chunk_size, 4096);
+	assert_int_equal(da.bypass_egr, OPA_VNIC_BYPASS_EGR_WHOLE);
 }
 
 static void
@@ -132,7 +146,8 @@ test_key_without_value(void **state)
 		"hfi", "vport", "fabric", "icrc", "engine", "em", "em_config", "lid", "capture",
 		"vesw_id",
 		"fabric_id", "pkey", "base_mac", "mcast_dlid", "ucast_dlid", "def_port_mask",
-		"sc", "vl", "rc", "eth_mtu", "state", "vl_from_pcp",
+		"sc", "vl", "rc", "eth_mtu", "state", "vl_from_pcp", "rx_copy_max",
+		"rx_chunk_size", "bypass_egr",
 	};
 	char args[128], frag[64];
 	unsigned int i;
@@ -204,6 +219,13 @@ test_ranges(void **state)
 		{ "ucast_dlid=[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17]",
 		  "expected a list [LID,...] of 1..16 LIDs" },
 		{ "fabric=shm:", "fabric=shm:: expected a fabric name" },
+		{ "rx_copy_max=10259", "rx_copy_max=10259: expected a frame length in bytes" },
+		{ "rx_copy_max=-1", "rx_copy_max=-1: expected a frame length in bytes" },
+		{ "rx_chunk_size=2048", "rx_chunk_size=2048: expected a power of two from 4096 "
+		  "to 262144" },
+		{ "rx_chunk_size=524288", "rx_chunk_size=524288: expected a power of two" },
+		{ "rx_chunk_size=12288", "rx_chunk_size=12288: expected a power of two" },
+		{ "bypass_egr=after", "bypass_egr=after: expected whole or split" },
 	};
 	char args[192];
 	unsigned int i;

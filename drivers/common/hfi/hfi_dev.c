@@ -46,6 +46,97 @@ hfi_last_error(void)
 
 /* ---- default memory hooks: aligned malloc, IOVA == VA ---- */
 
+/*
+ * The registry of memory a device may reach through the default hooks, as
+ * an IOMMU's mappings would be: what alloc() returned and what
+ * hfi_dma_register() added. Sorted by start, never overlapping. Device
+ * threads look addresses up on every DMA, registrations are rare: a
+ * reader-writer lock keeps a lookup to one binary search.
+ */
+struct dma_range {
+	uintptr_t start;
+	uintptr_t end;		/* exclusive */
+};
+
+static pthread_rwlock_t dma_lock = PTHREAD_RWLOCK_INITIALIZER;
+static struct dma_range *dma_ranges;
+static size_t dma_nranges;
+static size_t dma_cap;
+
+/* Index of the first range whose end is above va (dma_nranges if none); under dma_lock. */
+static size_t
+dma_find(uintptr_t va)
+{
+	size_t lo = 0, hi = dma_nranges;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (dma_ranges[mid].end <= va)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int
+hfi_dma_register(void *va, size_t len)
+{
+	uintptr_t start = (uintptr_t)va;
+	size_t i;
+	int rc = 0;
+
+	if (va == NULL || len == 0 || start + len < start)
+		return hfi_set_error(-EINVAL, "DMA register: %zu bytes at %p: an empty or "
+				     "wrapping range", len, va);
+	pthread_rwlock_wrlock(&dma_lock);
+	i = dma_find(start);
+	if (i < dma_nranges && dma_ranges[i].start < start + len) {
+		rc = hfi_set_error(-EINVAL, "DMA register: %zu bytes at %p overlap a "
+				   "registered range", len, va);
+		goto out;
+	}
+	if (dma_nranges == dma_cap) {
+		size_t cap = dma_cap ? 2 * dma_cap : 64;
+		struct dma_range *r = realloc(dma_ranges, cap * sizeof(*r));
+
+		if (r == NULL) {
+			rc = hfi_set_error(-ENOMEM, "DMA register: out of memory");
+			goto out;
+		}
+		dma_ranges = r;
+		dma_cap = cap;
+	}
+	memmove(&dma_ranges[i + 1], &dma_ranges[i], (dma_nranges - i) * sizeof(*dma_ranges));
+	dma_ranges[i].start = start;
+	dma_ranges[i].end = start + len;
+	dma_nranges++;
+out:
+	pthread_rwlock_unlock(&dma_lock);
+	return rc;
+}
+
+int
+hfi_dma_unregister(void *va)
+{
+	uintptr_t start = (uintptr_t)va;
+	size_t i;
+	int rc = 0;
+
+	pthread_rwlock_wrlock(&dma_lock);
+	i = dma_find(start);
+	if (i == dma_nranges || dma_ranges[i].start != start) {
+		rc = hfi_set_error(-EINVAL, "DMA unregister: nothing is registered at %p", va);
+	} else {
+		memmove(&dma_ranges[i], &dma_ranges[i + 1],
+			(dma_nranges - i - 1) * sizeof(*dma_ranges));
+		dma_nranges--;
+	}
+	pthread_rwlock_unlock(&dma_lock);
+	return rc;
+}
+
 static void *
 default_alloc(void *arg, size_t size, size_t align, uint64_t *iova)
 {
@@ -54,9 +145,14 @@ default_alloc(void *arg, size_t size, size_t align, uint64_t *iova)
 	(void)arg;
 	if (align < sizeof(void *))
 		align = sizeof(void *);
-	if (posix_memalign(&p, align, size) != 0)
+	if (size == 0 || posix_memalign(&p, align, size) != 0)
 		return NULL;
 	memset(p, 0, size);
+	/* What the device may reach is what it was given. */
+	if (hfi_dma_register(p, size) != 0) {
+		free(p);
+		return NULL;
+	}
 	*iova = (uint64_t)(uintptr_t)p;
 	return p;
 }
@@ -65,16 +161,26 @@ static void
 default_free(void *arg, void *va)
 {
 	(void)arg;
+	hfi_dma_unregister(va);
 	free(va);
 }
 
 static void *
 default_iova_to_va(void *arg, uint64_t iova, size_t len)
 {
+	uintptr_t start = (uintptr_t)iova;
+	void *va = NULL;
+	size_t i;
+
 	(void)arg;
-	(void)len;
-	/* Nothing lives in the first page: treat it as unmapped, like an IOMMU would. */
-	return iova < 4096 ? NULL : (void *)(uintptr_t)iova;
+	if (len == 0 || start + len < start)
+		return NULL;
+	pthread_rwlock_rdlock(&dma_lock);
+	i = dma_find(start);
+	if (i < dma_nranges && dma_ranges[i].start <= start && start + len <= dma_ranges[i].end)
+		va = (void *)start;
+	pthread_rwlock_unlock(&dma_lock);
+	return va;
 }
 
 const struct hfi_mem_ops hfi_default_mem_ops = {
@@ -272,9 +378,8 @@ hfi_dev_init_hw(struct hfi_dev *dev, void *bar0, const struct hfi_dev_ops *ops)
 	dev->bar0 = bar0;
 	dev->rcvarray = dev->bar0 + RCV_ARRAY / 8;
 	dev->ops = ops;
-	dev->rcvarray_fmt = HFI_RCVARRAY_CHIP;
 	dev->inline_engine = false;
-	dev->num_sdma = (unsigned int)hfi_csr_read(dev, HFI_TXE + 0x18);
+	dev->num_sdma = (unsigned int)hfi_csr_read(dev, SEND_DMA_ENGINES);
 	dev->num_rcv_ctxts = (unsigned int)hfi_csr_read(dev, RCV_CONTEXTS);
 	dev->rcvarray_cnt = (unsigned int)hfi_csr_read(dev, RCV_ARRAY_CNT);
 	if (dev->rcvarray_cnt > HFI_RCVARRAY_GROUPS_MAX * 8)
@@ -308,6 +413,12 @@ check_same(const struct hfi_dev *dev, const struct hfi_dev_params *p)
 				     dev->engine == HFI_ENGINE_INLINE ? "inline" : "thread");
 	if (p->role != dev->role)
 		return hfi_set_error(-EEXIST, "%s is already open with another role", dev->name);
+	if (p->bypass_egr != dev->bypass_egr)
+		return hfi_set_error(-EEXIST, "%s is already open with bypass_egr=%s", dev->name,
+				     dev->bypass_egr == HFI_BYPASS_EGR_SPLIT ? "split" : "whole");
+	if (p->hdrq_hdr_dw != dev->hdrq_hdr_dw)
+		return hfi_set_error(-EEXIST, "%s is already open with hdrq_hdr_dw=%u", dev->name,
+				     dev->hdrq_hdr_dw);
 	if (p->lid != 0 && p->lid != hfi_dev_lid(dev))
 		return hfi_set_error(-EEXIST, "%s is already open with LID 0x%x, not 0x%x",
 				     dev->name, hfi_dev_lid(dev), p->lid);
@@ -357,10 +468,20 @@ hfi_dev_open(const char *name, const struct hfi_dev_params *params, struct hfi_d
 		 params->fabric != NULL ? params->fabric : "");
 	dev->engine = params->engine;
 	dev->role = params->role;
+	dev->bypass_egr = params->bypass_egr;
+	dev->hdrq_hdr_dw = params->hdrq_hdr_dw;
 	dev->mem = params->mem != NULL ? *params->mem : hfi_default_mem_ops;
 	if (dev->mem.alloc == NULL || dev->mem.free == NULL || dev->mem.iova_to_va == NULL) {
 		rc = hfi_set_error(-EINVAL, "%s: the memory hooks need alloc, free and "
 				   "iova_to_va", name);
+	} else if (params->bypass_egr != HFI_BYPASS_EGR_WHOLE &&
+		   params->bypass_egr != HFI_BYPASS_EGR_SPLIT) {
+		rc = hfi_set_error(-EINVAL, "%s: bypass_egr %d: expected whole or split", name,
+				   params->bypass_egr);
+	} else if (params->hdrq_hdr_dw > RHF_HDRQ_OFFSET_MASK) {
+		rc = hfi_set_error(-EINVAL, "%s: hdrq_hdr_dw %u: the RHF's HdrqOffset holds "
+				   "0..%u", name, params->hdrq_hdr_dw,
+				   (unsigned int)RHF_HDRQ_OFFSET_MASK);
 	} else if (is_sw_name(name)) {
 		rc = hfi_sw_open(dev, params);
 	} else if (hw_backend == NULL) {

@@ -40,18 +40,29 @@ enum hfi_link_state {
 	HFI_LINK_UP = 1,
 };
 
-/* How the RcvArray encodes an eager buffer (hfi_regs.h). */
-enum hfi_rcvarray_fmt {
-	HFI_RCVARRAY_CHIP = 0,	/* hfi1: PA >> 12, size code; 4 KiB aligned buffers */
-	HFI_RCVARRAY_SW64,	/* software HFI: IOVA >> 6, size >> 6; 64-byte aligned */
+/*
+ * Where a received bypass (16B) packet starts in its eager buffer. Not
+ * settled without silicon (opa-vnic-spec §6.6): the kernel's VNIC receive
+ * reads the whole packet from the eager buffer; hfi1's verbs code reads the
+ * eager buffer as starting after the RCV_BYPASS header bytes that the chip
+ * also writes into the header queue. A software HFI behaves as told; on a
+ * chip it is the driver's assumption.
+ */
+enum hfi_bypass_egr {
+	HFI_BYPASS_EGR_WHOLE = 0,	/* the whole packet at the eager offset (kernel VNIC) */
+	HFI_BYPASS_EGR_SPLIT,		/* the eager buffer starts after the header bytes */
 };
 
 /*
  * Memory hooks. Ring memory (descriptor rings, head write-back, header
  * queues) comes from alloc(); the software device reads and writes
- * buffers through iova_to_va(). The defaults are aligned malloc and
- * IOVA == VA, which is what unit tests without EAL need; a DPDK user
- * installs an rte_malloc based set (hfi_eal.h).
+ * buffers through iova_to_va(), which returns NULL for anything outside the
+ * memory registered with the device (what an IOMMU would refuse): the model
+ * then halts the engine or stops the context, as a DMA fault would. The
+ * defaults are aligned malloc and IOVA == VA with a registry of what alloc()
+ * returned and what hfi_dma_register() added, which is what unit tests
+ * without EAL need; a DPDK user installs the rte_malloc based set
+ * (hfi_eal.h), for which DPDK's memory is the registered memory.
  */
 struct hfi_mem_ops {
 	/* Zeroed memory of size bytes aligned to align; *iova receives its IOVA. */
@@ -63,6 +74,14 @@ struct hfi_mem_ops {
 };
 
 extern const struct hfi_mem_ops hfi_default_mem_ops;
+
+/*
+ * Register [va, va + len) with the default memory hooks (buffers a test
+ * hands to a device: packets, eager buffers); unregister by its start.
+ * 0, -EINVAL (empty, overlapping or unknown) or -ENOMEM.
+ */
+int hfi_dma_register(void *va, size_t len);
+int hfi_dma_unregister(void *va);
 
 #define HFI_FABRIC_NOCREATE	0x1u	/* shm:NAME must already exist */
 
@@ -81,6 +100,9 @@ struct hfi_dev_params {
 	unsigned int num_rcv_ctxts;	/* software: 0 = 160 (like the chip), 1..160 */
 	const struct hfi_mem_ops *mem;	/* NULL = hfi_default_mem_ops */
 	const char *capture;		/* software: pcapng file for fabric capture, or NULL */
+	enum hfi_bypass_egr bypass_egr;	/* where a bypass packet starts in its eager buffer */
+	unsigned int hdrq_hdr_dw;	/* software: DW offset of the header in a header queue
+					 * entry (the RHF's HdrqOffset), 0 by default */
 };
 
 void hfi_dev_params_init(struct hfi_dev_params *p);
@@ -88,7 +110,8 @@ void hfi_dev_params_init(struct hfi_dev_params *p);
 /*
  * Open (or take another reference on) the HFI called name. A second open of
  * an open device returns the same object; its params must then be NULL or
- * name the same fabric, engine, role and LID (0 matches any LID).
+ * name the same fabric, engine, role, bypass_egr, hdrq_hdr_dw and LID (0
+ * matches any LID).
  */
 int hfi_dev_open(const char *name, const struct hfi_dev_params *params, struct hfi_dev **out);
 
@@ -160,8 +183,9 @@ struct hfi_dev {
 	const struct hfi_dev_ops *ops;
 	void *backend;				/* software model or PCI state */
 	bool inline_engine;
-	enum hfi_rcvarray_fmt rcvarray_fmt;
+	enum hfi_bypass_egr bypass_egr;
 	struct hfi_mem_ops mem;
+	unsigned int hdrq_hdr_dw;		/* software: the RHF HdrqOffset it writes */
 
 	/* control: under lock */
 	pthread_mutex_t lock;

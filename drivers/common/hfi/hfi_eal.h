@@ -22,7 +22,9 @@ extern int hfi_logtype;
 /*
  * Ring memory from rte_zmalloc (IOVA from rte_malloc_virt2iova); the
  * software device reaches buffers by IOVA directly in IOVA-as-VA mode and
- * through rte_mem_iova2virt otherwise.
+ * through rte_mem_iova2virt otherwise, and only inside one of DPDK's
+ * memseg lists: any other address is a DMA fault (halted engine, stopped
+ * receive context).
  */
 extern const struct hfi_mem_ops hfi_eal_mem_ops;
 

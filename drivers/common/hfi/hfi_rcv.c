@@ -17,24 +17,14 @@
 #define HDRQ_ALIGN		4096
 #define HDRQ_MIN		32
 #define HDRQ_MAX		((unsigned int)RCV_HDR_CNT_MASK << RCV_HDR_CNT_SHIFT)	/* 16352 */
-#define EGR_CHIP_MIN		4096
-#define EGR_CHIP_MAX		(256 * 1024)
 #define RSM_FIELD_OFF_MAX	0xffff
 
 uint64_t
-hfi_rcvarray_entry(const struct hfi_dev *dev, uint64_t iova, uint32_t size)
+hfi_rcvarray_entry(uint64_t iova, uint32_t size)
 {
-	if (dev->rcvarray_fmt == HFI_RCVARRAY_SW64) {
-		if (size == 0 || (size & 63) != 0 || (iova & 63) != 0 || iova == 0 ||
-		    (iova >> SW_RCV_ARRAY_ADDR_SHIFT) > SW_RCV_ARRAY_ADDR_MASK ||
-		    (size >> 6) > SW_RCV_ARRAY_SIZE_MASK)
-			return 0;
-		return RCV_ARRAY_RT_WRITE_ENABLE | (iova >> SW_RCV_ARRAY_ADDR_SHIFT) |
-		       ((uint64_t)(size >> 6) << SW_RCV_ARRAY_SIZE_SHIFT);
-	}
-	/* Chip: 4 KiB aligned, size code log2(size / 4K) + 1. */
-	if (size < EGR_CHIP_MIN || size > EGR_CHIP_MAX || (size & (size - 1)) != 0 ||
-	    (iova & (EGR_CHIP_MIN - 1)) != 0 ||
+	/* Size code log2(size / 4K) + 1: 4 KiB = 1 ... 256 KiB = 7. */
+	if (size < HFI_EGR_BUF_MIN || size > HFI_EGR_BUF_MAX || (size & (size - 1)) != 0 ||
+	    (iova & (HFI_EGR_BUF_MIN - 1)) != 0 ||
 	    (iova >> RCV_ARRAY_RT_ADDR_SHIFT) > RCV_ARRAY_RT_ADDR_MASK)
 		return 0;
 	return RCV_ARRAY_RT_WRITE_ENABLE | (iova >> RCV_ARRAY_RT_ADDR_SHIFT) |
@@ -45,7 +35,7 @@ hfi_rcvarray_entry(const struct hfi_dev *dev, uint64_t iova, uint32_t size)
 static uint64_t
 egr_size_code(uint32_t size)
 {
-	if (size < EGR_CHIP_MIN || size > EGR_CHIP_MAX || (size & (size - 1)) != 0)
+	if (size < HFI_EGR_BUF_MIN || size > HFI_EGR_BUF_MAX || (size & (size - 1)) != 0)
 		return 0;
 	return (uint64_t)(__builtin_ctz(size) - 11);
 }
@@ -66,16 +56,13 @@ check_params(struct hfi_dev *dev, const struct hfi_rcv_params *p)
 	if (p->egr_cnt < 8 || p->egr_cnt > HFI_MAX_EAGER_ENTRIES || p->egr_cnt % 8 != 0)
 		return hfi_set_error(-EINVAL, "%s: egr_cnt %u: expected a multiple of 8 in 8..%d",
 				     dev->name, p->egr_cnt, HFI_MAX_EAGER_ENTRIES);
-	if (p->flags & ~(HFI_RCV_DONT_DROP_EGR_FULL | HFI_RCV_DONT_DROP_HDRQ_FULL))
+	if (p->flags & ~(HFI_RCV_DONT_DROP_EGR_FULL | HFI_RCV_DONT_DROP_HDRQ_FULL |
+			 HFI_RCV_ONE_PKT_PER_EGR))
 		return hfi_set_error(-EINVAL, "%s: unknown receive flags 0x%x", dev->name,
 				     p->flags);
-	if (dev->rcvarray_fmt == HFI_RCVARRAY_SW64 ?
-	    (p->egr_size == 0 || p->egr_size % 64 != 0 ||
-	     (p->egr_size >> 6) > SW_RCV_ARRAY_SIZE_MASK) : egr_size_code(p->egr_size) == 0)
-		return hfi_set_error(-EINVAL, "%s: egr_size %u: expected %s", dev->name,
-				     p->egr_size, dev->rcvarray_fmt == HFI_RCVARRAY_SW64 ?
-				     "a multiple of 64 bytes" :
-				     "a power of two from 4 KiB to 256 KiB");
+	if (egr_size_code(p->egr_size) == 0)
+		return hfi_set_error(-EINVAL, "%s: egr_size %u: expected a power of two from "
+				     "4 KiB to 256 KiB", dev->name, p->egr_size);
 	return 0;
 }
 
@@ -85,24 +72,69 @@ ctxt_write(struct hfi_rcv *r, uint32_t reg, uint64_t val)
 	hfi_csr_write(r->dev, RCV_CTXT_CSR(r->ctxt, reg), val);
 }
 
+/*
+ * The hfi1_rcvctrl enable sequence on an empty header queue: addresses,
+ * heads, eager and TID control, then enable. The eager buffers are the
+ * RcvArray entries already written; the HFI starts again at buffer 0.
+ */
+static int
+rcv_start(struct hfi_rcv *r)
+{
+	struct hfi_dev *dev = r->dev;
+	uint64_t ctrl, status;
+
+	ctxt_write(r, RCV_CTXT_CTRL, 0);
+	memset(r->hdrq, 0, (size_t)r->hdrq_cnt * r->entsize_qw * 8);
+	r->head = 0;
+	r->seq = 1;
+	ctxt_write(r, RCV_HDR_ADDR, r->hdrq_iova);
+	ctxt_write(r, RCV_HDR_TAIL_ADDR, 0);
+	hfi_csr_write(dev, RCV_USER_CSR(r->ctxt, RCV_HDR_HEAD), 0);
+	hfi_csr_write(dev, RCV_USER_CSR(r->ctxt, RCV_EGR_INDEX_HEAD), 0);
+	ctxt_write(r, RCV_EGR_CTRL, (uint64_t)(r->egr_base >> RCV_EGR_UNIT_SHIFT) |
+		   ((uint64_t)(r->egr_cnt >> RCV_EGR_UNIT_SHIFT) << RCV_EGR_CTRL_EGR_CNT_SHIFT));
+	ctxt_write(r, RCV_TID_CTRL, 0);
+	ctxt_write(r, RCV_HDR_CNT, r->hdrq_cnt >> RCV_HDR_CNT_SHIFT);
+	ctxt_write(r, RCV_HDR_ENT_SIZE, r->entsize_dw == 2 ? 1 : r->entsize_dw == 16 ? 2 : 4);
+	/* hfi1's DEFAULT_RCVHDRSIZE (9 DWs, 9B headers); bypass packets use RCV_BYPASS's. */
+	ctxt_write(r, RCV_HDR_SIZE, HFI_RCV_HDR_SIZE_DWS);
+	ctrl = RCV_CTXT_CTRL_ENABLE |
+	       (egr_size_code(r->egr_size) << RCV_CTXT_CTRL_EGR_BUF_SIZE_SHIFT);
+	if (r->flags & HFI_RCV_ONE_PKT_PER_EGR)
+		ctrl |= RCV_CTXT_CTRL_ONE_PACKET_PER_EGR_BUFFER;
+	if (r->flags & HFI_RCV_DONT_DROP_EGR_FULL)
+		ctrl |= RCV_CTXT_CTRL_DONT_DROP_EGR_FULL;
+	if (r->flags & HFI_RCV_DONT_DROP_HDRQ_FULL)
+		ctrl |= RCV_CTXT_CTRL_DONT_DROP_RHQ_FULL;
+	/* The RcvArray (write-combining on the chip) and the header queue out first. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	r->rcvarray_dirty = false;
+	ctxt_write(r, RCV_CTXT_CTRL, ctrl);
+	/* The software HFI says why it could not enable (hfi1 names no chip bits here). */
+	status = hfi_dev_is_sw(dev) ? hfi_rcv_status(r) : 0;
+	if (status != 0)
+		return hfi_set_error(-EIO, "%s: receive context %u was not enabled (status "
+				     "0x%llx: %s)", dev->name, r->ctxt, (unsigned long long)status,
+				     status & RCV_CTXT_STATUS_SW_DMA_ERR ?
+				     "header queue outside DMA memory" : "header queue format");
+	return 0;
+}
+
 int
 hfi_rcv_setup(struct hfi_dev *dev, unsigned int ctxt, const struct hfi_rcv_params *p,
 	      const uint64_t *egr_iova, struct hfi_rcv **out)
 {
 	struct hfi_rcv *r;
 	unsigned int i;
-	uint64_t ctrl;
 	int rc = check_params(dev, p);
 
 	if (rc != 0)
 		return rc;
 	for (i = 0; i < p->egr_cnt; i++)
-		if (hfi_rcvarray_entry(dev, egr_iova[i], p->egr_size) == 0)
-			return hfi_set_error(-EINVAL, "%s: eager buffer %u at IOVA 0x%llx: %s",
-					     dev->name, i, (unsigned long long)egr_iova[i],
-					     dev->rcvarray_fmt == HFI_RCVARRAY_SW64 ?
-					     "must be 64-byte aligned (and nonzero)" :
-					     "must be 4 KiB aligned below 2^48");
+		if (hfi_rcvarray_entry(egr_iova[i], p->egr_size) == 0)
+			return hfi_set_error(-EINVAL, "%s: eager buffer %u at IOVA 0x%llx: must "
+					     "be 4 KiB aligned below 2^48", dev->name, i,
+					     (unsigned long long)egr_iova[i]);
 	rc = hfi_dev_claim_ctxt(dev, ctxt);
 	if (rc != 0)
 		return rc;
@@ -118,8 +150,8 @@ hfi_rcv_setup(struct hfi_dev *dev, unsigned int ctxt, const struct hfi_rcv_param
 	r->entsize_qw = p->hdrq_entsize / 2;
 	r->egr_cnt = p->egr_cnt;
 	r->egr_size = p->egr_size;
-	r->seq = 1;
 	r->flags = p->flags;
+	r->egr_skip = dev->bypass_egr == HFI_BYPASS_EGR_SPLIT ? HFI_BYPASS_HDR_DWS * 4 : 0;
 	r->inline_engine = dev->inline_engine;
 	rc = hfi_dev_alloc_rcvarray(dev, p->egr_cnt, &r->egr_base);
 	if (rc != 0)
@@ -131,31 +163,14 @@ hfi_rcv_setup(struct hfi_dev *dev, unsigned int ctxt, const struct hfi_rcv_param
 				   dev->name, ctxt);
 		goto fail_array;
 	}
-	memset(r->hdrq, 0, (size_t)r->hdrq_cnt * r->entsize_qw * 8);
-
-	/* hfi1_rcvctrl order: addresses, heads, eager and TID control, then enable. */
 	ctxt_write(r, RCV_CTXT_CTRL, 0);
-	ctxt_write(r, RCV_HDR_ADDR, r->hdrq_iova);
-	ctxt_write(r, RCV_HDR_TAIL_ADDR, 0);
-	hfi_csr_write(dev, RCV_USER_CSR(ctxt, RCV_HDR_HEAD), 0);
-	hfi_csr_write(dev, RCV_USER_CSR(ctxt, RCV_EGR_INDEX_HEAD), 0);
-	ctxt_write(r, RCV_EGR_CTRL, (uint64_t)(r->egr_base >> RCV_EGR_UNIT_SHIFT) |
-		   ((uint64_t)(r->egr_cnt >> RCV_EGR_UNIT_SHIFT) << RCV_EGR_CTRL_EGR_CNT_SHIFT));
-	ctxt_write(r, RCV_TID_CTRL, 0);
-	ctxt_write(r, RCV_HDR_CNT, r->hdrq_cnt >> RCV_HDR_CNT_SHIFT);
-	ctxt_write(r, RCV_HDR_ENT_SIZE, p->hdrq_entsize == 2 ? 1 : p->hdrq_entsize == 16 ? 2 : 4);
-	/* The 16-byte LRH goes into the entry when there is room for it. */
-	ctxt_write(r, RCV_HDR_SIZE, p->hdrq_entsize >= 16 ? HFI_16B_LRH_LEN / 4 : 0);
 	for (i = 0; i < r->egr_cnt; i++)
 		hfi_rcv_replenish(r, i, egr_iova[i]);
-	ctrl = RCV_CTXT_CTRL_ENABLE | RCV_CTXT_CTRL_ONE_PACKET_PER_EGR_BUFFER |
-	       (egr_size_code(r->egr_size) << RCV_CTXT_CTRL_EGR_BUF_SIZE_SHIFT);
-	if (p->flags & HFI_RCV_DONT_DROP_EGR_FULL)
-		ctrl |= RCV_CTXT_CTRL_DONT_DROP_EGR_FULL;
-	if (p->flags & HFI_RCV_DONT_DROP_HDRQ_FULL)
-		ctrl |= RCV_CTXT_CTRL_DONT_DROP_RHQ_FULL;
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	ctxt_write(r, RCV_CTXT_CTRL, ctrl);
+	rc = rcv_start(r);
+	if (rc != 0) {
+		hfi_rcv_release(r);
+		return rc;
+	}
 	*out = r;
 	return 0;
 fail_array:
@@ -165,6 +180,18 @@ fail_r:
 fail_ctxt:
 	hfi_dev_unclaim_ctxt(dev, ctxt);
 	return rc;
+}
+
+int
+hfi_rcv_restart(struct hfi_rcv *r)
+{
+	return rcv_start(r);
+}
+
+uint64_t
+hfi_rcv_status(struct hfi_rcv *r)
+{
+	return hfi_csr_read(r->dev, RCV_CTXT_CSR(r->ctxt, RCV_CTXT_STATUS));
 }
 
 void
@@ -206,8 +233,33 @@ hfi_rcv_set_bypass_ctxt(struct hfi_dev *dev, unsigned int ctxt)
 		return hfi_set_error(-EINVAL, "%s: bypass context %u out of range (the HFI has "
 				     "%u)", dev->name, ctxt, dev->num_rcv_ctxts);
 	pthread_mutex_lock(&dev->lock);
-	v = (hfi_csr_read(dev, RCV_BYPASS) & ~RCV_BYPASS_CONTEXT_MASK) | ctxt;
+	v = hfi_csr_read(dev, RCV_BYPASS) &
+	    ~(RCV_BYPASS_CONTEXT_MASK | RCV_BYPASS_HDR_SIZE_MASK << RCV_BYPASS_HDR_SIZE_SHIFT);
+	v |= ctxt | (uint64_t)HFI_BYPASS_HDR_DWS << RCV_BYPASS_HDR_SIZE_SHIFT;
 	hfi_csr_write(dev, RCV_BYPASS, v);
+	pthread_mutex_unlock(&dev->lock);
+	return 0;
+}
+
+int
+hfi_rcv_set_pkeys(struct hfi_dev *dev, const uint16_t *pkeys, unsigned int n)
+{
+	unsigned int i;
+	uint64_t v = 0;
+
+	if (n > HFI_PKEY_TABLE_SIZE)
+		return hfi_set_error(-EINVAL, "%s: %u P_Keys: the table holds %d", dev->name, n,
+				     HFI_PKEY_TABLE_SIZE);
+	pthread_mutex_lock(&dev->lock);
+	for (i = 0; i < HFI_PKEY_TABLE_SIZE; i++) {
+		v |= (uint64_t)(i < n ? pkeys[i] : 0) <<
+		     (RCV_PARTITION_KEY_B_SHIFT * (i % RCV_PARTITION_KEY_PER_CSR));
+		if (i % RCV_PARTITION_KEY_PER_CSR == RCV_PARTITION_KEY_PER_CSR - 1) {
+			hfi_csr_write(dev, RCV_PARTITION_KEY + 8 * (i / RCV_PARTITION_KEY_PER_CSR),
+				      v);
+			v = 0;
+		}
+	}
 	pthread_mutex_unlock(&dev->lock);
 	return 0;
 }

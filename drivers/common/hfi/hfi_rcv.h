@@ -6,10 +6,28 @@
 #define HFI_RCV_H
 
 /*
- * Receive contexts (opa-vnic-spec §6.6): a header queue whose entries end
- * with an RHF carrying a sequence number 1..13, and eager buffers given by
- * the caller and programmed as RcvArray entries, one packet per buffer.
- * A 16B bypass packet lands whole at the start of an eager buffer.
+ * Receive contexts (opa-vnic-spec §6.2, §6.6, §0.13): a header queue whose
+ * entries end with an RHF carrying a sequence number 1..13, and eager
+ * buffers given by the caller and programmed as RcvArray entries in the
+ * chip's format: 4 KiB aligned, a power of two from 4 KiB to 256 KiB.
+ *
+ * Eager modes: one packet per eager buffer, or (the default, as hfi1's
+ * VNIC contexts) multi-packet eager buffers where the HFI packs consecutive
+ * packets into the current buffer at 64-byte-aligned offsets and moves to
+ * the next buffer when a packet does not fit. The RHF locates each packet:
+ * eager index and EgrOffset (64-byte units). The HFI never skips a buffer,
+ * so a packet in buffer i means every buffer before i is finished.
+ *
+ * Eager head (RCV_EGR_INDEX_HEAD), as hfi1 writes it: the index of the
+ * oldest eager buffer software still holds, normally the buffer of the
+ * last packet it processed (which the HFI may still be filling). The HFI
+ * fills buffers up to, not including, that index.
+ *
+ * A 16B bypass packet: its first RCV_BYPASS header bytes (16) are copied
+ * into the header queue entry at the RHF's HdrqOffset; the eager buffer
+ * holds the whole packet (HFI_BYPASS_EGR_WHOLE) or the packet after those
+ * header bytes (HFI_BYPASS_EGR_SPLIT): struct hfi_rcv.egr_skip says which.
+ *
  * One consumer per context: poll, replenish and update_heads take no lock;
  * different contexts of one HFI may be polled from different threads.
  *
@@ -26,22 +44,25 @@
 
 #define HFI_RCV_DONT_DROP_EGR_FULL	0x1u	/* back-pressure instead of dropping */
 #define HFI_RCV_DONT_DROP_HDRQ_FULL	0x2u
+#define HFI_RCV_ONE_PKT_PER_EGR		0x4u	/* one packet per eager buffer */
 
 struct hfi_rcv_params {
 	unsigned int hdrq_cnt;		/* entries: multiple of 32, 32..16352, not of 13 */
 	unsigned int hdrq_entsize;	/* DWs per entry: 2, 16 or 32 */
 	unsigned int egr_cnt;		/* eager buffers: multiple of 8, 8..2048 */
-	uint32_t egr_size;		/* bytes per eager buffer (see hfi_rcv_setup) */
-	unsigned int flags;		/* HFI_RCV_DONT_DROP_* */
+	uint32_t egr_size;		/* bytes per eager buffer: a power of two, 4 KiB..256 KiB */
+	unsigned int flags;		/* HFI_RCV_* */
 };
 
 struct hfi_rcv_pkt {
 	uint64_t rhf;			/* the raw RHF */
-	const void *hdr;		/* the header queue entry (first header bytes) */
+	const uint8_t *hdr;		/* the RCV_BYPASS header bytes in the header queue
+					 * entry (at HdrqOffset), NULL when it holds none */
 	uint32_t len;			/* bytes: the whole packet (RHF length x 4) */
+	uint32_t egr_off;		/* bytes into the eager buffer (EgrOffset x 64) */
 	uint16_t egr_idx;		/* eager buffer holding the packet */
 	uint8_t rcv_type;		/* RHF_RCV_TYPE_* */
-	bool use_egr;
+	bool use_egr;			/* false also when the RHF names no valid eager place */
 	uint64_t errors;		/* RHF error bits (RHF_ERROR_MASK), 0 when clean */
 };
 
@@ -52,12 +73,13 @@ struct hfi_rcv {
 	uint32_t head;			/* next entry to read */
 	uint32_t hdrq_cnt;
 	uint32_t entsize_qw;		/* entry size in QWs; the RHF is the last one */
-	uint32_t egr_head;		/* eager index after the last one consumed */
 	uint32_t egr_cnt;
 	uint32_t egr_base;		/* first RcvArray entry of this context */
 	uint32_t egr_size;
+	uint32_t egr_skip;		/* packet bytes before the eager buffer's data (0 or 16) */
 	uint8_t seq;			/* expected RHF sequence number */
 	bool inline_engine;
+	bool rcvarray_dirty;		/* RcvArray written since the last head update */
 	unsigned int ctxt;
 	/* cold */
 	uint32_t entsize_dw;
@@ -67,10 +89,8 @@ struct hfi_rcv {
 
 /*
  * Set up and enable receive context ctxt with the caller's eager buffers
- * (egr_iova[0..egr_cnt-1], each egr_size bytes). On the chip, buffers must be
- * 4 KiB aligned and egr_size a power of two 4 KiB..256 KiB; on the software
- * HFI, 64-byte aligned and egr_size a multiple of 64 (the software RcvArray
- * encoding, hfi_regs.h). The header queue is allocated here.
+ * (egr_iova[0..egr_cnt-1], each egr_size bytes, 4 KiB aligned). The header
+ * queue is allocated here. -EIO when the HFI did not enable the context.
  */
 int hfi_rcv_setup(struct hfi_dev *dev, unsigned int ctxt, const struct hfi_rcv_params *p,
 		  const uint64_t *egr_iova, struct hfi_rcv **out);
@@ -78,8 +98,24 @@ int hfi_rcv_setup(struct hfi_dev *dev, unsigned int ctxt, const struct hfi_rcv_p
 /* Disable the context, invalidate its RcvArray entries, free the header queue. */
 void hfi_rcv_release(struct hfi_rcv *r);
 
-/* Encode an eager buffer as an RcvArray entry for this device (0 when invalid). */
-uint64_t hfi_rcvarray_entry(const struct hfi_dev *dev, uint64_t iova, uint32_t size);
+/*
+ * An eager buffer as an RcvArray entry (chip format, write-enable set), or
+ * 0 when the chip cannot take it (not 4 KiB aligned, size not a power of
+ * two in 4 KiB..256 KiB, address beyond 48 bits).
+ */
+uint64_t hfi_rcvarray_entry(uint64_t iova, uint32_t size);
+
+/* RCV_CTXT_STATUS: nonzero when the HFI stopped the context (RCV_CTXT_STATUS_*). */
+uint64_t hfi_rcv_status(struct hfi_rcv *r);
+
+/*
+ * Disable and enable the context again, as after an error that stopped it
+ * (this clears RCV_CTXT_STATUS). The header queue starts empty: entries not
+ * yet polled are lost, and buffers given to the caller stay the caller's
+ * (replenish their slots first). The HFI then fills from eager buffer 0.
+ * 0, or -EIO when the HFI left the context disabled (hfi_rcv_status() says why).
+ */
+int hfi_rcv_restart(struct hfi_rcv *r);
 
 /* Run the inline software engine for this HFI (no-op otherwise). */
 static inline void
@@ -104,7 +140,7 @@ hfi_rcv_next_rhf(const struct hfi_rcv *r)
 /*
  * Read up to max new entries (those whose RHF sequence number is the one
  * expected). The packets stay in their eager buffers until the caller
- * replenishes those slots and calls hfi_rcv_update_heads().
+ * gives those back with hfi_rcv_update_heads().
  */
 static inline unsigned int
 hfi_rcv_poll(struct hfi_rcv *r, struct hfi_rcv_pkt *pkts, unsigned int max)
@@ -113,8 +149,10 @@ hfi_rcv_poll(struct hfi_rcv *r, struct hfi_rcv_pkt *pkts, unsigned int max)
 	bool kicked = false;
 
 	while (n < max) {
+		const uint64_t *ent = hfi_rcv_entry(r);
 		uint64_t rhf = hfi_rcv_next_rhf(r);
 		struct hfi_rcv_pkt *p = &pkts[n];
+		uint32_t hdr_dw;
 
 		if (((rhf >> RHF_SEQ_SHIFT) & RHF_SEQ_MASK) != r->seq) {
 			if (n == 0 && !kicked && r->inline_engine) {
@@ -124,18 +162,26 @@ hfi_rcv_poll(struct hfi_rcv *r, struct hfi_rcv_pkt *pkts, unsigned int max)
 			}
 			break;
 		}
+		hdr_dw = (uint32_t)((rhf >> RHF_HDRQ_OFFSET_SHIFT) & RHF_HDRQ_OFFSET_MASK);
 		p->rhf = rhf;
-		p->hdr = hfi_rcv_entry(r);
+		/*
+		 * No header to trust when the HFI wrote none (KHdrLenErr) or the
+		 * offset would put it over the RHF or beyond the entry.
+		 */
+		p->hdr = !(rhf & RHF_K_HDR_LEN_ERR) &&
+			 hdr_dw + HFI_BYPASS_HDR_DWS + 2 <= r->entsize_dw ?
+			 (const uint8_t *)ent + hdr_dw * 4 : NULL;
 		p->len = (uint32_t)(rhf & RHF_PKT_LEN_MASK) * 4;
 		p->egr_idx = (uint16_t)((rhf >> RHF_EGR_INDEX_SHIFT) & RHF_EGR_INDEX_MASK);
+		p->egr_off = (uint32_t)((rhf >> RHF_EGR_OFFSET_SHIFT) & RHF_EGR_OFFSET_MASK) *
+			     HFI_RCV_BUF_BLOCK;
 		p->rcv_type = (uint8_t)((rhf >> RHF_RCV_TYPE_SHIFT) & RHF_RCV_TYPE_MASK);
 		p->use_egr = (rhf & RHF_USE_EGR_BFR) != 0;
 		p->errors = rhf & RHF_ERROR_MASK;
-		/* An eager slot or length this context cannot have written: no buffer to trust. */
-		if (p->use_egr && (p->egr_idx >= r->egr_cnt || p->len > r->egr_size))
+		/* An eager place this context cannot have written: no buffer to trust. */
+		if (p->use_egr && (p->egr_idx >= r->egr_cnt || p->len <= r->egr_skip ||
+				   p->egr_off + (p->len - r->egr_skip) > r->egr_size))
 			p->use_egr = false;
-		if (p->use_egr)
-			r->egr_head = p->egr_idx + 1u == r->egr_cnt ? 0 : p->egr_idx + 1u;
 		r->head = r->head + 1 == r->hdrq_cnt ? 0 : r->head + 1;
 		r->seq = r->seq == RHF_MAX_SEQ ? 1 : r->seq + 1;
 		n++;
@@ -143,23 +189,35 @@ hfi_rcv_poll(struct hfi_rcv *r, struct hfi_rcv_pkt *pkts, unsigned int max)
 	return n;
 }
 
-/* Put a (new) buffer into eager slot idx; takes effect at the next head update. */
+/* Put a (new) buffer into eager slot idx; the HFI uses it once it moves there. */
 static inline void
 hfi_rcv_replenish(struct hfi_rcv *r, unsigned int idx, uint64_t iova)
 {
-	r->dev->rcvarray[r->egr_base + idx] = hfi_rcvarray_entry(r->dev, iova, r->egr_size);
+	r->dev->rcvarray[r->egr_base + idx] = hfi_rcvarray_entry(iova, r->egr_size);
+	r->rcvarray_dirty = true;
 }
 
 /*
- * Give the consumed entries and eager buffers back to the HFI: eager index
- * head first, then the header queue head (in DWs), as hfi1 does. Every
- * polled eager slot must have been replenished (or left as it was) first.
+ * Give the consumed header queue entries back, and every eager buffer
+ * before egr_head (the index of the oldest buffer still held, as hfi1
+ * writes it): eager index head first, then the header queue head (in DWs).
+ * Every buffer given back must hold what the HFI may fill next (the one it
+ * had, or a replacement from hfi_rcv_replenish()).
  */
 static inline void
-hfi_rcv_update_heads(struct hfi_rcv *r)
+hfi_rcv_update_heads(struct hfi_rcv *r, uint32_t egr_head)
 {
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	hfi_csr_write(r->dev, RCV_USER_CSR(r->ctxt, RCV_EGR_INDEX_HEAD), r->egr_head);
+	/*
+	 * The RcvArray is write-combining on the chip: its stores must be out
+	 * before the head lets the HFI use them (a full fence orders WC stores).
+	 */
+	if (r->rcvarray_dirty) {
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		r->rcvarray_dirty = false;
+	} else {
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+	}
+	hfi_csr_write(r->dev, RCV_USER_CSR(r->ctxt, RCV_EGR_INDEX_HEAD), egr_head);
 	hfi_csr_write(r->dev, RCV_USER_CSR(r->ctxt, RCV_HDR_HEAD),
 		      (uint64_t)r->head * r->entsize_qw * 2);
 }
@@ -169,8 +227,18 @@ hfi_rcv_update_heads(struct hfi_rcv *r)
 /* Read-modify-write RCV_CTRL (RCV_CTRL_RCV_* bits); returns the new value. */
 uint64_t hfi_rcv_port_ctrl(struct hfi_dev *dev, uint64_t set, uint64_t clear);
 
-/* Context that receives bypass packets no RSM rule steers (RCV_BYPASS). */
+/*
+ * Context that receives bypass packets no RSM rule steers, and the header
+ * bytes of a bypass packet kept in the header queue (hfi1's 4 DWs): RCV_BYPASS.
+ */
 int hfi_rcv_set_bypass_ctxt(struct hfi_dev *dev, unsigned int ctxt);
+
+/*
+ * The port's P_Key table as the receive check uses it (RCV_PARTITION_KEY,
+ * 16 entries; the rest are 0, which matches nothing). hfi1 writes it when
+ * the subnet manager sets the P_KeyTable.
+ */
+int hfi_rcv_set_pkeys(struct hfi_dev *dev, const uint16_t *pkeys, unsigned int n);
 
 /* ---- RSM ---- */
 

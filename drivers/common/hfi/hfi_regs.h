@@ -39,6 +39,20 @@
 #define CCE_REVISION_CHIP_REV_MINOR_SHIFT 0
 #define CCE_REVISION_CHIP_REV_MAJOR_SHIFT 8
 #define CCE_REVISION_CHIP_REV_MASK	0xffu
+#define CCE_ERR_STATUS			(HFI_CCE + 0x40)
+#define CCE_ERR_MASK			(HFI_CCE + 0x48)
+#define CCE_ERR_CLEAR			(HFI_CCE + 0x50)
+#define CCE_ERR_STATUS_CCE_CSR_READ_BAD_ADDR_ERR	HFI_BIT(1)
+#define CCE_ERR_STATUS_CCE_CSR_WRITE_BAD_ADDR_ERR	HFI_BIT(2)
+
+/* TXE block errors */
+#define SEND_ERR_STATUS			(HFI_TXE + 0xe0)
+#define SEND_ERR_MASK			(HFI_TXE + 0xe8)
+#define SEND_ERR_CLEAR			(HFI_TXE + 0xf0)
+#define SEND_ERR_STATUS_SEND_CSR_READ_BAD_ADDR_ERR	HFI_BIT(1)
+#define SEND_ERR_STATUS_SEND_CSR_WRITE_BAD_ADDR_ERR	HFI_BIT(2)
+#define SEND_CONTEXTS			(HFI_TXE + 0x10)
+#define SEND_DMA_ENGINES		(HFI_TXE + 0x18)
 
 /* ---- PBC (per-buffer control), LE u64 in front of every SDMA packet ---- */
 #define PBC_LENGTH_DWS_MASK		UINT64_C(0xfff)
@@ -134,13 +148,24 @@
 #define RCV_CTRL_RCV_RSM_ENABLE		HFI_BIT(5)
 #define RCV_CTRL_RX_RBUF_INIT		HFI_BIT(9)
 #define RCV_STATUS			(HFI_RXE + 0x8)
+#define RCV_STATUS_RX_RBUF_INIT_DONE	HFI_BIT(9)
 #define RCV_CONTEXTS			(HFI_RXE + 0x10)
 #define RCV_ARRAY_CNT			(HFI_RXE + 0x18)
 #define RCV_BYPASS			(HFI_RXE + 0x38)
 #define RCV_BYPASS_CONTEXT_MASK		UINT64_C(0xff)
 #define RCV_BYPASS_HDR_SIZE_SHIFT	16
 #define RCV_BYPASS_HDR_SIZE_MASK	UINT64_C(0x1f)
+/* hfi1 keeps 16 bytes (4 DWs) of a bypass packet in the header queue. */
+#define HFI_BYPASS_HDR_DWS		4
+#define RCV_ERR_STATUS			(HFI_RXE + 0x60)
+#define RCV_ERR_MASK			(HFI_RXE + 0x68)
+#define RCV_ERR_CLEAR			(HFI_RXE + 0x70)
+#define RCV_ERR_STATUS_RX_CSR_READ_BAD_ADDR_ERR		HFI_BIT(61)
+#define RCV_ERR_STATUS_RX_CSR_WRITE_BAD_ADDR_ERR	HFI_BIT(62)
+/* 16 P_Keys, four per CSR (16 bits each, A in bits 0-15 ... D in 48-63). */
 #define RCV_PARTITION_KEY		(HFI_RXE + 0x200)
+#define RCV_PARTITION_KEY_PER_CSR	4
+#define RCV_PARTITION_KEY_B_SHIFT	16
 
 /* RSM: three CSRs per rule at base + 8 * rule, map table of 32 CSRs x 8 contexts */
 #define RCV_RSM_CFG			(HFI_RXE + 0x600)
@@ -178,6 +203,17 @@
 #define RCV_CTXT_CTRL_EGR_BUF_SIZE_SHIFT 8
 #define RCV_CTXT_CTRL_EGR_BUF_SIZE_MASK	UINT64_C(0x7)
 #define RCV_CTXT_STATUS			0x08
+/*
+ * hfi1 names no RCV_CTXT_STATUS fields; the software HFI reports the errors
+ * that stop a context here (doc/guides/software_hfi.md): an eager RcvArray
+ * entry it cannot use (invalid, reserved bits, size code other than the
+ * context's EgrBufSize), and a DMA address outside registered memory. The
+ * context drops everything until it is disabled and enabled again.
+ */
+#define RCV_CTXT_STATUS_SW_EGR_ENTRY_ERR HFI_BIT(0)
+#define RCV_CTXT_STATUS_SW_DMA_ERR	HFI_BIT(1)
+/* Enabled with a header queue size or entry size code the chip has not: left disabled. */
+#define RCV_CTXT_STATUS_SW_CONFIG_ERR	HFI_BIT(2)
 #define RCV_EGR_CTRL			0x10
 #define RCV_EGR_CTRL_EGR_BASE_INDEX_MASK UINT64_C(0x1fff)	/* in units of 8 entries */
 #define RCV_EGR_CTRL_EGR_CNT_SHIFT	32
@@ -188,7 +224,8 @@
 #define RCV_HDR_CNT			0x30	/* entries >> 5 */
 #define RCV_HDR_CNT_MASK		UINT64_C(0x1ff)
 #define RCV_HDR_ENT_SIZE		0x38	/* code: 2 DW -> 1, 16 DW -> 2, 32 DW -> 4 */
-#define RCV_HDR_SIZE			0x40	/* header DWs copied into an entry */
+#define RCV_HDR_SIZE			0x40	/* header DWs copied into an entry (9B packets) */
+#define HFI_RCV_HDR_SIZE_DWS		9	/* hfi1's DEFAULT_RCVHDRSIZE */
 #define RCV_HDR_TAIL_ADDR		0x48
 #define RCV_AVAIL_TIME_OUT		0x50
 #define RCV_HDR_OVFL_CNT		0x58
@@ -217,14 +254,17 @@
 #define RCV_ARRAY_RT_WRITE_ENABLE	HFI_BIT(63)
 
 /*
- * Software-HFI RcvArray encoding (a documented deviation, doc/guides/software_hfi.md):
- * mbuf data rooms are 64-byte aligned, not 4 KiB, so the software device stores
- * the IOVA in 64-byte units and the buffer size in 64-byte units.
+ * An eager buffer is 4 KiB aligned (only PA >> 12 is stored), a power of two
+ * from 4 KiB to 256 KiB; its size code is log2(size / 4 KiB) + 1 (1..7), the
+ * same code as RCV_CTXT_CTRL's EgrBufSize. Bits 40..62 are reserved (0).
  */
-#define SW_RCV_ARRAY_ADDR_MASK		UINT64_C(0x3ffffffffff)	/* IOVA >> 6, 42 bits */
-#define SW_RCV_ARRAY_ADDR_SHIFT		6
-#define SW_RCV_ARRAY_SIZE_SHIFT		42
-#define SW_RCV_ARRAY_SIZE_MASK		UINT64_C(0x1fffff)	/* size >> 6, 21 bits */
+#define RCV_ARRAY_RT_BUF_SIZE_MIN	1
+#define RCV_ARRAY_RT_BUF_SIZE_MAX	7
+#define RCV_ARRAY_RT_RESERVED_MASK	UINT64_C(0x7fffff0000000000)	/* bits 40..62 */
+#define HFI_EGR_BUF_MIN			4096
+#define HFI_EGR_BUF_MAX			(256 * 1024)
+/* Packets share a multi-packet eager buffer at offsets in these units (RCV_BUF_BLOCK_SIZE). */
+#define HFI_RCV_BUF_BLOCK		64
 
 /* ---- RHF (receive header flags), LE u64 in the last two DWs of an hdrq entry ---- */
 #define RHF_PKT_LEN_MASK		UINT64_C(0xfff)		/* DWs */

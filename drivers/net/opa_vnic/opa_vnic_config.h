@@ -66,7 +66,8 @@ struct opa_vnic_counters {
 	uint64_t tx_bytes;
 	uint64_t rx_grp[OPA_VNIC_GRP_NUM];
 	uint64_t tx_grp[OPA_VNIC_GRP_NUM];
-	uint64_t rx_fifo_errors;	/* receive queue full (HFI header queue or demux ring), no mbuf */
+	uint64_t rx_fifo_errors;	/* receive queue full (HFI header queue or demux ring), no
+					 * mbuf, no eager chunk */
 	uint64_t rx_nohandler;		/* unknown vesw id / not VNIC (VEMA rx_bad_veswid) */
 	uint64_t rx_drop_state;
 	uint64_t rx_runt;
@@ -87,6 +88,11 @@ struct opa_vnic_counters {
 	uint64_t tx_oversize_errors;	/* frame > MTU + 18 or beyond the 16B/SDMA limits */
 	uint64_t tx_seg_errors;		/* more segments than one SDMA request takes */
 	uint64_t tx_aborted;		/* in flight when the SDMA engine halted */
+	/* receive buffers (in rx_fifo_errors too) and how frames left them */
+	uint64_t rx_nombuf;		/* no mbuf in the receiving queue's pool */
+	uint64_t rx_nochunk;		/* no chunk to attach to, too long to copy */
+	uint64_t rx_copied;		/* delivered in a copy */
+	uint64_t rx_attached;		/* delivered zero-copy, attached to their chunk */
 };
 
 /* The interface MAC lists (VEMA IfaceUcastMacs / IfaceMcastMacs). */

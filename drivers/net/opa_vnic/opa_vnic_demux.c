@@ -67,21 +67,20 @@ frame_ptype(const uint8_t *frame)
 }
 
 /*
- * Stage 2 for an mbuf holding a decapsulated frame (the header still in the
- * headroom just before it). In the kernel's order: drop state, then
- * rx_packets/bytes/size, then oversize and runt (spec §3.8). Returns true
- * when the mbuf is for the application; false when it was counted and must
- * be freed.
+ * Stage 2 for an mbuf holding a decapsulated frame whose 16B header carried
+ * pkey. In the kernel's order: drop state, then rx_packets/bytes/size, then
+ * oversize and runt (spec §3.8). Returns true when the mbuf is for the
+ * application; false when it was counted and must be freed.
  */
 static inline bool
-rx_deliver(struct opa_vnic_rxq *q, const struct opa_vnic_snap *s, struct rte_mbuf *m)
+rx_deliver(struct opa_vnic_rxq *q, const struct opa_vnic_snap *s, struct rte_mbuf *m,
+	   uint16_t pkey)
 {
 	struct opa_vnic_rxq_stats *st = &q->stats;
 	const uint8_t *frame = rte_pktmbuf_mtod(m, const uint8_t *);
-	const uint8_t *hdr = frame - OPA_VNIC_HDR_LEN;
 	uint32_t len = m->pkt_len;
 
-	if (unlikely(!hfi_pkey_match(s->pkey, (uint16_t)(hdr[10] | hdr[11] << 8)))) {
+	if (unlikely(!hfi_pkey_match(s->pkey, pkey))) {
 		st->pkey++;
 		st->errors++;
 		return false;
@@ -111,8 +110,13 @@ rx_deliver(struct opa_vnic_rxq *q, const struct opa_vnic_snap *s, struct rte_mbu
 	}
 	m->port = q->port_id;
 	m->packet_type = frame_ptype(frame);
+	m->hash.usr = 0;
 	st->packets++;
 	st->bytes += len;
+	if (RTE_MBUF_HAS_EXTBUF(m))
+		st->attached++;
+	else
+		st->copied++;
 	return true;
 }
 
@@ -125,22 +129,42 @@ count_async(uint64_t *ctr, int rxe)
 }
 
 /*
- * Classify one received 16B packet. Returns its owner (NULL: counted on the
- * HFI) and in *rxe an error class to count on the owner (-1 when clean).
+ * The first OPA_VNIC_HDR_LEN bytes of a packet: in its eager data, or
+ * (bypass_egr=split) the part the HFI kept in the header queue followed by
+ * the start of the eager data, assembled in buf. NULL without a header.
+ */
+static inline const uint8_t *
+rx_header(const struct opa_vnic_egr *e, const struct hfi_rcv_pkt *p, const uint8_t *data,
+	  uint8_t *buf)
+{
+	if (likely(e->skip == 0))
+		return data;
+	if (p->hdr == NULL || p->len < OPA_VNIC_HDR_LEN)
+		return NULL;
+	memcpy(buf, p->hdr, e->skip);
+	memcpy(buf + e->skip, data, OPA_VNIC_HDR_LEN - e->skip);
+	return buf;
+}
+
+/*
+ * Classify one received 16B packet from its header and last byte. Returns
+ * its owner (NULL: counted on the HFI) and in *rxe an error class to count
+ * on the owner (-1 when clean).
  */
 static inline struct opa_vnic_vport *
-rx_classify(struct opa_vnic_hfi *hfi, const struct hfi_rcv_pkt *p, const uint8_t *pkt,
-	    struct opa_vnic_rx_info *info, int *rxe)
+rx_classify(struct opa_vnic_hfi *hfi, const struct hfi_rcv_pkt *p, const uint8_t *hdr,
+	    uint8_t tail, struct opa_vnic_rx_info *info, int *rxe)
 {
 	struct opa_vnic_vport *owner;
 
 	*rxe = -1;
-	if (unlikely(p->len < OPA_VNIC_HDR_LEN || ((pkt[7] >> 5) & 3) != OPA_VNIC_L2_16B)) {
+	if (unlikely(hdr == NULL || p->len < OPA_VNIC_HDR_LEN ||
+		     ((hdr[7] >> 5) & 3) != OPA_VNIC_L2_16B)) {
 		count_async(hfi->rx_async, OPA_VNIC_RXE_HDR);
 		return NULL;
 	}
-	owner = pkt[8] != OPA_VNIC_L4_ETHR ? NULL :
-		__atomic_load_n(&hfi->vesw_owner[opa_vnic_pkt_vesw_id(pkt)], __ATOMIC_ACQUIRE);
+	owner = hdr[8] != OPA_VNIC_L4_ETHR ? NULL :
+		__atomic_load_n(&hfi->vesw_owner[opa_vnic_pkt_vesw_id(hdr)], __ATOMIC_ACQUIRE);
 	if (unlikely(owner == NULL)) {
 		count_async(hfi->rx_async, OPA_VNIC_RXE_NOHANDLER);
 		return NULL;
@@ -151,7 +175,7 @@ rx_classify(struct opa_vnic_hfi *hfi, const struct hfi_rcv_pkt *p, const uint8_t
 		return owner;
 	}
 	/* Oversize and runt are the owner's (stage 2): no MTU here. */
-	switch (opa_vnic_rx_validate(pkt, p->len, UINT32_MAX, info)) {
+	switch (opa_vnic_rx_validate_hdr(hdr, tail, p->len, UINT32_MAX, info)) {
 	case OPA_VNIC_OK:
 	case OPA_VNIC_ERR_RUNT:
 		break;
@@ -168,103 +192,142 @@ rx_classify(struct opa_vnic_hfi *hfi, const struct hfi_rcv_pkt *p, const uint8_t
 	return owner;
 }
 
-/* Hand a stage-1 packet to its owner's ring; false when it must be freed (counted). */
-static inline bool
-rx_forward(struct opa_vnic_vport *owner, struct rte_mbuf *m, uint8_t entropy)
+/* The owner's queue for a packet of this entropy; NULL when it receives nothing. */
+static inline struct opa_vnic_rxq *
+rx_target(struct opa_vnic_vport *owner, uint8_t entropy)
 {
 	uint16_t nq = __atomic_load_n(&owner->rx_nq, __ATOMIC_ACQUIRE);
 
 	if (nq == 0) {
 		count_async(owner->rx_async, OPA_VNIC_RXE_DROP_STATE);
-		return false;
+		return NULL;
 	}
-	if (rte_ring_mp_enqueue(owner->rxq[entropy % nq]->ring, m) != 0) {
-		count_async(owner->rx_async, OPA_VNIC_RXE_FIFO);
-		return false;
+	return owner->rxq[entropy % nq];
+}
+
+/* An mbuf of q's pool, from the ones allocated ahead in bulk (q's lcore only). */
+static inline struct rte_mbuf *
+rxq_mbuf(struct opa_vnic_rxq *q)
+{
+	if (unlikely(q->mc_n == 0)) {
+		if (rte_pktmbuf_alloc_bulk(q->mp, q->mc, RTE_DIM(q->mc)) != 0)
+			return rte_pktmbuf_alloc(q->mp);
+		q->mc_n = RTE_DIM(q->mc);
 	}
+	return q->mc[--q->mc_n];
+}
+
+void
+opa_vnic_rxq_mbufs_free(struct opa_vnic_rxq *q)
+{
+	rte_pktmbuf_free_bulk(q->mc, q->mc_n);
+	q->mc_n = 0;
+}
+
+/*
+ * Put the frame (len bytes, frame_off into the eager data) into m, an mbuf
+ * of tq's pool: copied when short enough, else attached to its chunk, else
+ * (no chunk can be reserved) copied if m can hold it. False when it cannot.
+ */
+static inline bool
+rx_fill(struct opa_vnic_egr *e, const struct hfi_rcv_pkt *p, const uint8_t *data,
+	uint32_t frame_off, uint32_t len, const struct opa_vnic_rxq *tq, struct rte_mbuf *m)
+{
+	if (len > tq->copy_max && opa_vnic_egr_attach(e, p, m, frame_off, len))
+		return true;
+	if (unlikely(len > tq->copy_room))
+		return false;
+	rte_memcpy(rte_pktmbuf_mtod(m, void *), data + frame_off, len);
+	m->data_len = (uint16_t)len;
+	m->pkt_len = len;
 	return true;
 }
 
 /*
- * Consume up to max entries of a receive context whose eager slots hold the
- * mbufs bufs[] (refilled from mp). Packets of q's vport go to out[] when out
- * is not NULL; all others to their owners' rings. Returns the entries
- * consumed; *delivered gets the mbufs stored in out[].
+ * Consume up to max entries of a receive context. Packets of q's vport go
+ * to out[] when out is not NULL; all others to their owners' rings. Every
+ * frame leaves in an mbuf of the pool of the queue that will deliver it.
+ * Returns the entries consumed; *delivered gets the mbufs stored in out[].
  */
 static unsigned int
-rx_drain_ctxt(struct opa_vnic_rxq *q, const struct opa_vnic_snap *snap, struct hfi_rcv *rcv,
-	      struct rte_mbuf **bufs, struct rte_mempool *mp, struct rte_mbuf **out,
-	      uint16_t max, uint16_t *delivered)
+rx_drain_ctxt(struct opa_vnic_rxq *q, const struct opa_vnic_snap *snap, struct opa_vnic_egr *e,
+	      struct rte_mbuf **out, uint16_t max, uint16_t *delivered)
 {
 	struct opa_vnic_hfi *hfi = q->vp->hfi;
 	struct hfi_rcv_pkt rp[OPA_VNIC_BURST];
-	struct rte_mbuf *fresh[OPA_VNIC_BURST], *drop[OPA_VNIC_BURST];
-	unsigned int n, i, need = 0, k = 0, ndrop = 0;
+	struct rte_mbuf *drop[OPA_VNIC_BURST];
+	unsigned int n, i, ndrop = 0;
 	uint16_t nb = 0;
-	bool have_fresh;
 
-	n = hfi_rcv_poll(rcv, rp, RTE_MIN(max, (uint16_t)OPA_VNIC_BURST));
+	n = hfi_rcv_poll(e->rcv, rp, RTE_MIN(max, (uint16_t)OPA_VNIC_BURST));
 	if (n == 0)
 		return 0;
-	/* A replacement for each eager buffer that leaves with its packet. */
-	for (i = 0; i < n; i++)
-		need += rp[i].use_egr && rp[i].rcv_type == RHF_RCV_TYPE_BYPASS;
-	have_fresh = need == 0 || rte_pktmbuf_alloc_bulk(mp, fresh, need) == 0;
 	for (i = 0; i < n; i++) {
 		const struct hfi_rcv_pkt *p = &rp[i];
+		uint8_t hbuf[OPA_VNIC_HDR_LEN];
 		struct opa_vnic_rx_info info;
 		struct opa_vnic_vport *owner;
+		struct opa_vnic_rxq *tq;
+		const uint8_t *data, *hdr;
 		struct rte_mbuf *m;
-		const uint8_t *pkt;
-		uint32_t off;
+		bool local;
 		int rxe;
 
 		if (unlikely(!p->use_egr || p->rcv_type != RHF_RCV_TYPE_BYPASS)) {
-			/* Nothing a VNIC sends; an eager buffer stays where it was. */
+			/* Nothing a VNIC sends, or no eager place to trust. */
 			count_async(hfi->rx_async, OPA_VNIC_RXE_RCV_TYPE);
 			continue;
 		}
-		if (unlikely(!have_fresh)) {
-			/*
-			 * No mbuf to replace it: the buffer stays in its slot and the
-			 * packet is dropped, counted on its owner (the shared context
-			 * holds other vports' packets), or for its own fault.
-			 */
-			m = bufs[p->egr_idx];
-			owner = rx_classify(hfi, p, (const uint8_t *)m->buf_addr +
-					    opa_vnic_egr_off(m), &info, &rxe);
-			if (owner == q->vp && rxe < 0)
-				q->stats.nombuf++;
-			else if (owner != NULL)
-				count_async(owner->rx_async, rxe >= 0 ? rxe : OPA_VNIC_RXE_FIFO);
-			continue;
-		}
-		m = bufs[p->egr_idx];
-		bufs[p->egr_idx] = fresh[k];
-		hfi_rcv_replenish(rcv, p->egr_idx, fresh[k]->buf_iova + opa_vnic_egr_off(fresh[k]));
-		k++;
-		off = opa_vnic_egr_off(m);
-		pkt = (const uint8_t *)m->buf_addr + off;
-		owner = rx_classify(hfi, p, pkt, &info, &rxe);
+		/* Every slot before this packet's is finished: give them back. */
+		opa_vnic_egr_advance(e, p->egr_idx);
+		data = opa_vnic_egr_data(e, p);
+		hdr = rx_header(e, p, data, hbuf);
+		owner = rx_classify(hfi, p, hdr, data[p->len - e->skip - 1], &info, &rxe);
 		if (unlikely(owner == NULL || rxe >= 0)) {
 			if (owner != NULL)
 				count_async(owner->rx_async, rxe);
-			drop[ndrop++] = m;
 			continue;
 		}
-		m->data_off = (uint16_t)(off + OPA_VNIC_HDR_LEN);
-		m->data_len = (uint16_t)info.frame_len;
-		m->pkt_len = info.frame_len;
-		if (owner == q->vp && out != NULL) {
-			if (rx_deliver(q, snap, m))
+		local = owner == q->vp && out != NULL;
+		if (local)
+			tq = q;
+		else if ((tq = rx_target(owner, hdr[12])) == NULL)
+			continue;
+		m = tq == q ? rxq_mbuf(q) : rte_pktmbuf_alloc(tq->mp);
+		if (unlikely(m == NULL)) {
+			if (tq == q)
+				q->stats.nombuf++;
+			else
+				count_async(owner->rx_async, OPA_VNIC_RXE_NOMBUF);
+			continue;
+		}
+		if (unlikely(!rx_fill(e, p, data, OPA_VNIC_HDR_LEN - e->skip, info.frame_len, tq,
+				      m))) {
+			/* The application holds every chunk and the frame is too long to copy. */
+			if (tq == q) {
+				q->mc[q->mc_n++] = m;
+				q->stats.nochunk++;
+			} else {
+				rte_pktmbuf_free(m);
+				count_async(owner->rx_async, OPA_VNIC_RXE_NOCHUNK);
+			}
+			continue;
+		}
+		if (local) {
+			if (rx_deliver(q, snap, m, info.pkey))
 				out[nb++] = m;
 			else
 				drop[ndrop++] = m;
-		} else if (!rx_forward(owner, m, pkt[12])) {
-			drop[ndrop++] = m;
+		} else {
+			/* Stage 2 runs on the owner's lcore: the P_Key travels with the mbuf. */
+			m->hash.usr = info.pkey;
+			if (rte_ring_mp_enqueue(tq->ring, m) != 0) {
+				count_async(owner->rx_async, OPA_VNIC_RXE_FIFO);
+				drop[ndrop++] = m;
+			}
 		}
 	}
-	hfi_rcv_update_heads(rcv);
+	hfi_rcv_update_heads(e->rcv, e->cur);
 	if (ndrop != 0)
 		rte_pktmbuf_free_bulk(drop, ndrop);
 	*delivered = nb;
@@ -276,16 +339,14 @@ static void
 rx_shared_drain(struct opa_vnic_rxq *q, const struct opa_vnic_snap *snap)
 {
 	struct opa_vnic_shared *sh = &q->vp->hfi->shared;
-	struct hfi_rcv *rcv;
 	uint16_t unused;
 
 	if (__atomic_load_n(&sh->busy, __ATOMIC_RELAXED) != 0 ||
 	    __atomic_exchange_n(&sh->busy, 1, __ATOMIC_ACQUIRE) != 0)
 		return;
-	rcv = __atomic_load_n(&sh->rcv, __ATOMIC_ACQUIRE);
-	if (rcv != NULL)
-		sh->drained += rx_drain_ctxt(q, snap, rcv, sh->bufs, sh->pool, NULL,
-					     OPA_VNIC_BURST, &unused);
+	/* Published after sh->egr was set up, unpublished before it is stopped. */
+	if (__atomic_load_n(&sh->rcv, __ATOMIC_ACQUIRE) != NULL)
+		sh->drained += rx_drain_ctxt(q, snap, &sh->egr, NULL, OPA_VNIC_BURST, &unused);
 	__atomic_store_n(&sh->busy, 0, __ATOMIC_RELEASE);
 }
 
@@ -336,12 +397,12 @@ rx_drop_stale(struct opa_vnic_rxq *q, const struct opa_vnic_snap *snap)
 		if (got == 0)
 			break;
 		for (i = 0; i < got; i++)
-			rx_deliver(q, snap, m[i]);
+			rx_deliver(q, snap, m[i], (uint16_t)m[i]->hash.usr);
 		rte_pktmbuf_free_bulk(m, got);
 	}
 	/* rx_deliver refuses every packet of this vport: nothing lands in m[]. */
 	for (left = q->hdrq_cnt; left > 0; left -= RTE_MIN(left, got)) {
-		got = rx_drain_ctxt(q, snap, q->rcv, q->bufs, q->mp, m, OPA_VNIC_BURST, &d);
+		got = rx_drain_ctxt(q, snap, &q->egr, m, OPA_VNIC_BURST, &d);
 		if (got == 0)
 			break;
 	}
@@ -364,7 +425,7 @@ opa_vnic_rxq_recv(struct opa_vnic_rxq *q, struct rte_mbuf **pkts, uint16_t n)
 	/* First what other lcores demultiplexed for this queue: it waits the longest. */
 	got = rte_ring_sc_dequeue_burst(q->ring, (void **)pkts, RTE_MIN(n, OPA_VNIC_BURST), NULL);
 	for (i = 0; i < got; i++) {
-		if (rx_deliver(q, snap, pkts[i]))
+		if (rx_deliver(q, snap, pkts[i], (uint16_t)pkts[i]->hash.usr))
 			pkts[nb++] = pkts[i];
 		else
 			drop[ndrop++] = pkts[i];
@@ -373,7 +434,7 @@ opa_vnic_rxq_recv(struct opa_vnic_rxq *q, struct rte_mbuf **pkts, uint16_t n)
 		rte_pktmbuf_free_bulk(drop, ndrop);
 	/* A few batches at most: entries for other vports do not fill pkts[]. */
 	for (i = 0; i < 4 && nb < n; i++) {
-		if (rx_drain_ctxt(q, snap, q->rcv, q->bufs, q->mp, pkts + nb, n - nb, &d) == 0)
+		if (rx_drain_ctxt(q, snap, &q->egr, pkts + nb, n - nb, &d) == 0)
 			break;
 		nb += d;
 	}
@@ -387,58 +448,13 @@ opa_vnic_rxq_recv(struct opa_vnic_rxq *q, struct rte_mbuf **pkts, uint16_t n)
 
 /* ---- the shared context ---- */
 
-/*
- * Pools whose mbufs were still out when their HFI stopped receiving, and the
- * counter that names new ones: shared by every HFI, under their own lock.
- */
-static pthread_mutex_t pools_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct rte_mempool *zombie_pools[64];
-static unsigned int pool_generation;
-
-static void
-pool_release(struct rte_mempool *mp)
-{
-	unsigned int i;
-
-	pthread_mutex_lock(&pools_lock);
-	if (mp != NULL && !rte_mempool_full(mp)) {
-		for (i = 0; i < RTE_DIM(zombie_pools); i++)
-			if (zombie_pools[i] == NULL) {
-				OPA_VNIC_LOG(INFO, "pool %s: %u mbufs still held by the application; "
-					     "freed when they come back", mp->name,
-					     mp->size - rte_mempool_avail_count(mp));
-				zombie_pools[i] = mp;
-				mp = NULL;
-				break;
-			}
-		if (mp != NULL) {
-			/* Never freed under the application's mbufs: kept until the process ends. */
-			OPA_VNIC_LOG(WARNING, "pool %s: %u mbufs still out and %zu pools waiting "
-				     "for theirs: kept", mp->name,
-				     mp->size - rte_mempool_avail_count(mp), RTE_DIM(zombie_pools));
-			mp = NULL;
-		}
-	}
-	rte_mempool_free(mp);
-	for (i = 0; i < RTE_DIM(zombie_pools); i++)
-		if (zombie_pools[i] != NULL && rte_mempool_full(zombie_pools[i])) {
-			rte_mempool_free(zombie_pools[i]);
-			zombie_pools[i] = NULL;
-		}
-	pthread_mutex_unlock(&pools_lock);
-}
-
 unsigned int
-opa_vnic_hdrq_cnt(unsigned int egr_cnt)
+opa_vnic_hdrq_cnt(unsigned int nb_desc)
 {
-	/*
-	 * Not more entries than eager buffers: a full context then overflows
-	 * its header queue first, which the HFI counts (RCV_HDR_OVFL_CNT).
-	 */
-	unsigned int c = RTE_MAX(RTE_ALIGN_FLOOR(egr_cnt, 32u), 64u);
+	unsigned int c = RTE_MAX(RTE_ALIGN_CEIL(nb_desc, 32u), 64u);
 
 	/* A multiple of 13 entries would make stale RHF sequence numbers look new. */
-	return c % 13 == 0 ? c - 32 : c;
+	return c % 13 == 0 ? c + 32 : c;
 }
 
 uint64_t
@@ -460,69 +476,71 @@ opa_vnic_claim_ctxt(struct hfi_dev *dev, unsigned int *ctxt)
 	return -EBUSY;
 }
 
+/* Program the port's receive: P_Keys, the bypass context, the enables. */
+static int
+port_rx_enable(struct opa_vnic_hfi *hfi, unsigned int bypass_ctxt)
+{
+	uint16_t pkeys[HFI_PKEY_TABLE_SIZE];
+	int n = hfi_dev_pkey_table(hfi->dev, pkeys, HFI_PKEY_TABLE_SIZE);
+	int rc;
+
+	rc = hfi_rcv_set_pkeys(hfi->dev, pkeys, (unsigned int)RTE_MIN(RTE_MAX(n, 0),
+								 HFI_PKEY_TABLE_SIZE));
+	if (rc == 0)
+		rc = hfi_rcv_set_bypass_ctxt(hfi->dev, bypass_ctxt);
+	if (rc == 0)
+		hfi_rcv_port_ctrl(hfi->dev, RCV_CTRL_RCV_PORT_ENABLE | RCV_CTRL_RCV_BYPASS_ENABLE |
+				  RCV_CTRL_RCV_PARTITION_KEY_ENABLE, 0);
+	return rc;
+}
+
 int
 opa_vnic_shared_setup(struct opa_vnic_hfi *hfi)
 {
 	struct opa_vnic_shared *sh = &hfi->shared;
 	struct hfi_rcv_params p = {
-		.hdrq_cnt = opa_vnic_hdrq_cnt(OPA_VNIC_SHARED_EGR),
+		.hdrq_cnt = opa_vnic_hdrq_cnt(OPA_VNIC_SHARED_DESC),
 		.hdrq_entsize = 16,
-		.egr_cnt = OPA_VNIC_SHARED_EGR,
+		.egr_size = OPA_VNIC_CHUNK_SIZE_DEFAULT,
 	};
-	uint64_t iova[OPA_VNIC_SHARED_EGR];
-	char name[RTE_MEMPOOL_NAMESIZE];
-	struct hfi_rcv *rcv;
-	uint32_t mtu = RTE_ETHER_MTU;
+	uint32_t mtu = RTE_ETHER_MTU, chunks;
+	char err[128];
 	unsigned int i;
 	int rc;
 
-	/* Buffers for the largest frame any vport of the HFI may receive. */
+	/* Room for the largest frame any vport of the HFI may receive. */
 	for (i = 0; i <= OPA_VNIC_MAX_VPORT; i++)
 		if (hfi->vports[i] != NULL)
 			mtu = RTE_MAX(mtu, opa_vnic_conf_mtu(&hfi->vports[i]->conf));
-	p.egr_size = opa_vnic_egr_needed(mtu);
-	pthread_mutex_lock(&pools_lock);
-	snprintf(name, sizeof(name), "ovnic_shared_%u", pool_generation++);
-	pthread_mutex_unlock(&pools_lock);
-	sh->pool = rte_pktmbuf_pool_create(name, OPA_VNIC_SHARED_POOL, 64, 0,
-					   (uint16_t)(RTE_PKTMBUF_HEADROOM + OPA_VNIC_EGR_ALIGN +
-						      p.egr_size), SOCKET_ID_ANY);
-	sh->bufs = rte_zmalloc("opa_vnic_shared_bufs", OPA_VNIC_SHARED_EGR * sizeof(*sh->bufs), 0);
-	if (sh->pool == NULL || sh->bufs == NULL ||
-	    rte_pktmbuf_alloc_bulk(sh->pool, sh->bufs, OPA_VNIC_SHARED_EGR) != 0) {
-		OPA_VNIC_LOG(ERR, "%s: no memory for the shared receive context (%u mbufs of %u "
-			     "bytes)", hfi->name, OPA_VNIC_SHARED_POOL, p.egr_size);
-		rc = -ENOMEM;
-		goto fail;
+	if (opa_vnic_rx_size(p.hdrq_cnt, mtu, &p.egr_size, &p.egr_cnt, &chunks) != 0)
+		return -EINVAL;
+	sh->ck = opa_vnic_chunks_create(p.egr_size, chunks, SOCKET_ID_ANY, err, sizeof(err));
+	if (sh->ck == NULL) {
+		OPA_VNIC_LOG(ERR, "%s: shared receive context: %s", hfi->name, err);
+		return -ENOMEM;
 	}
-	for (i = 0; i < OPA_VNIC_SHARED_EGR; i++)
-		iova[i] = sh->bufs[i]->buf_iova + opa_vnic_egr_off(sh->bufs[i]);
 	rc = opa_vnic_claim_ctxt(hfi->dev, &sh->ctxt);
 	if (rc != 0) {
 		OPA_VNIC_LOG(ERR, "%s: no free receive context for the shared context", hfi->name);
-		goto fail_bufs;
+		goto fail;
 	}
 	hfi_dev_unclaim_ctxt(hfi->dev, sh->ctxt);
-	rc = hfi_rcv_setup(hfi->dev, sh->ctxt, &p, iova, &rcv);
-	if (rc == 0)
-		rc = hfi_rcv_set_bypass_ctxt(hfi->dev, sh->ctxt);
+	rc = opa_vnic_egr_start(&sh->egr, hfi->dev, sh->ctxt, &p, sh->ck);
+	if (rc == 0) {
+		rc = port_rx_enable(hfi, sh->ctxt);
+		if (rc != 0)
+			opa_vnic_egr_stop(&sh->egr);
+	}
 	if (rc != 0) {
 		OPA_VNIC_LOG(ERR, "%s: shared receive context: %s", hfi->name, hfi_last_error());
-		goto fail_bufs;
+		goto fail;
 	}
-	sh->egr_size = p.egr_size;
 	sh->ovfl_start = opa_vnic_ctxt_overflows(hfi->dev, sh->ctxt);
-	hfi_rcv_port_ctrl(hfi->dev, RCV_CTRL_RCV_PORT_ENABLE | RCV_CTRL_RCV_BYPASS_ENABLE |
-			  RCV_CTRL_RCV_PARTITION_KEY_ENABLE, 0);
-	__atomic_store_n(&sh->rcv, rcv, __ATOMIC_RELEASE);
+	__atomic_store_n(&sh->rcv, sh->egr.rcv, __ATOMIC_RELEASE);
 	return 0;
-fail_bufs:
-	rte_pktmbuf_free_bulk(sh->bufs, OPA_VNIC_SHARED_EGR);
 fail:
-	rte_free(sh->bufs);
-	sh->bufs = NULL;
-	pool_release(sh->pool);
-	sh->pool = NULL;
+	opa_vnic_chunks_put(sh->ck);
+	sh->ck = NULL;
 	return rc;
 }
 
@@ -530,9 +548,8 @@ void
 opa_vnic_shared_release(struct opa_vnic_hfi *hfi)
 {
 	struct opa_vnic_shared *sh = &hfi->shared;
-	struct hfi_rcv *rcv = sh->rcv;
 
-	if (rcv == NULL)
+	if (sh->rcv == NULL)
 		return;
 	__atomic_store_n(&sh->rcv, NULL, __ATOMIC_RELEASE);
 	while (__atomic_exchange_n(&sh->busy, 1, __ATOMIC_ACQUIRE) != 0)
@@ -540,12 +557,9 @@ opa_vnic_shared_release(struct opa_vnic_hfi *hfi)
 	__atomic_store_n(&sh->busy, 0, __ATOMIC_RELEASE);
 	hfi_rcv_port_ctrl(hfi->dev, 0, RCV_CTRL_RCV_PORT_ENABLE | RCV_CTRL_RCV_BYPASS_ENABLE);
 	sh->ovfl += opa_vnic_ctxt_overflows(hfi->dev, sh->ctxt) - sh->ovfl_start;
-	hfi_rcv_release(rcv);
-	rte_pktmbuf_free_bulk(sh->bufs, OPA_VNIC_SHARED_EGR);
-	rte_free(sh->bufs);
-	sh->bufs = NULL;
-	pool_release(sh->pool);
-	sh->pool = NULL;
+	opa_vnic_egr_stop(&sh->egr);
+	opa_vnic_chunks_put(sh->ck);
+	sh->ck = NULL;
 }
 
 /* ---- DPDK shared Rx queues ---- */

@@ -118,6 +118,21 @@ UINT_KEY(key_vesw_id, vesw_id, OPA_VNIC_VESW_ID_MIN, OPA_VNIC_VESW_ID_MAX,
 	 "an integer in 1..4095")
 UINT_KEY(key_fabric_id, fabric_id, 0, OPA_VNIC_FABRIC_ID_MAX, "an integer in 0..1023")
 UINT_KEY(key_mcast_dlid, mcast_dlid, 1, OPA_VNIC_LID_MASK, "a LID in 1..0xffffff")
+UINT_KEY(key_rx_copy_max, rx_copy_max, 0, OPA_VNIC_ETH_MTU_MAX + 18,
+	 "a frame length in bytes, 0..10258")
+
+static int
+key_rx_chunk_size(const char *key, const char *val, struct opa_vnic_devargs *da, char *err,
+		  size_t errlen)
+{
+	uint64_t v;
+
+	if (parse_uint(val, OPA_VNIC_CHUNK_SIZE_MIN, OPA_VNIC_CHUNK_SIZE_MAX, &v) != 0 ||
+	    (v & (v - 1)) != 0)
+		return RANGE_ERR(key, val, "a power of two from 4096 to 262144 (bytes)");
+	da->rx_chunk_size = (uint32_t)v;
+	return 0;
+}
 UINT_KEY(key_def_port_mask, def_port_mask, 0, 0xffff, "a 16-bit mask in 0..0xffff")
 UINT_KEY(key_sc, sc, 0, OPA_VNIC_SC_MASK, "an SC in 0..31")
 UINT_KEY(key_vl, vl, 0, OPA_VNIC_VL_MASK, "a VL in 0..15")
@@ -274,6 +289,19 @@ key_vl_from_pcp(const char *key, const char *val, struct opa_vnic_devargs *da, c
 }
 
 static int
+key_bypass_egr(const char *key, const char *val, struct opa_vnic_devargs *da, char *err,
+	       size_t errlen)
+{
+	static const char *const w[] = { "whole", "split" };
+	unsigned int i;
+
+	if (parse_choice(val, w, 2, &i) != 0)
+		return RANGE_ERR(key, val, "whole or split");
+	da->bypass_egr = i == 0 ? OPA_VNIC_BYPASS_EGR_WHOLE : OPA_VNIC_BYPASS_EGR_SPLIT;
+	return 0;
+}
+
+static int
 key_state(const char *key, const char *val, struct opa_vnic_devargs *da, char *err,
 	  size_t errlen)
 {
@@ -296,6 +324,9 @@ static const struct key_def keys[] = {
 	{ "em_config", "<EM configuration file>", key_em_config, OPA_VNIC_DA_EM_CONFIG },
 	{ "lid", "<1..0xefffff>", key_lid, OPA_VNIC_DA_LID },
 	{ "capture", "<pcapng file>", key_capture, OPA_VNIC_DA_CAPTURE },
+	{ "rx_copy_max", "<0..10258>", key_rx_copy_max, 0 },
+	{ "rx_chunk_size", "<4096..262144, a power of two>", key_rx_chunk_size, 0 },
+	{ "bypass_egr", "whole|split", key_bypass_egr, OPA_VNIC_DA_BYPASS_EGR },
 	{ "vesw_id", "<1..4095>", key_vesw_id, OPA_VNIC_DA_VESW_ID },
 	{ "fabric_id", "<0..1023>", key_fabric_id, OPA_VNIC_DA_FABRIC_ID },
 	{ "pkey", "<P_Key>", key_pkey, OPA_VNIC_DA_PKEY },
@@ -332,6 +363,8 @@ devargs_defaults(struct opa_vnic_devargs *da)
 	da->engine = OPA_VNIC_ENGINE_INLINE;
 	da->em = OPA_VNIC_EM_ON;
 	da->state = OPA_VNIC_STATE_FORWARDING;
+	da->rx_copy_max = OPA_VNIC_RX_COPY_MAX_DEFAULT;
+	da->rx_chunk_size = OPA_VNIC_CHUNK_SIZE_DEFAULT;
 }
 
 static int
@@ -389,7 +422,7 @@ opa_vnic_devargs_parse(const char *args, struct opa_vnic_devargs *da, char *err,
 		const struct key_def *k = find_key(p->key);
 
 		if (k == NULL) {
-			char names[320];
+			char names[448];
 			size_t off = 0;
 
 			for (j = 0; j < NUM_KEYS && off < sizeof(names); j++)

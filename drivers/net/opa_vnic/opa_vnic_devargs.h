@@ -9,7 +9,8 @@
  * Device arguments of net_opa_vnic (one vdev per vport):
  *   hfi=<swN|PCI address>,vport=<0..254>[,fabric=...][,icrc=hw|sw]
  *   [,engine=inline|thread][,em=on|off|external][,em_config=FILE][,lid=..]
- *   [,capture=FILE][static configuration keys (em=off only)]
+ *   [,capture=FILE][,rx_copy_max=N][,rx_chunk_size=N][,bypass_egr=whole|split]
+ *   [static configuration keys (em=off only)]
  * Pure: rte_kvargs only, no EAL. Errors are written as text naming the key
  * and the accepted values; the caller logs them.
  */
@@ -67,6 +68,7 @@ enum opa_vnic_devarg_bit {
 	OPA_VNIC_DA_VL_FROM_PCP = 1u << 16,
 	OPA_VNIC_DA_EM = 1u << 17,
 	OPA_VNIC_DA_EM_CONFIG = 1u << 18,
+	OPA_VNIC_DA_BYPASS_EGR = 1u << 19,
 };
 
 /* The static configuration keys (meaningful with em=off). */
@@ -84,6 +86,21 @@ enum opa_vnic_devarg_bit {
 #define OPA_VNIC_ETH_MTU_MAX		10240	/* hfi1's MTU */
 #define OPA_VNIC_RC_VALID_MASK		0x07777777u	/* seven 3-bit fields, 4 bits apart */
 #define OPA_VNIC_LID_UCAST_MAX		0xefffffu
+#define OPA_VNIC_CHUNK_SIZE_MIN		4096	/* the chip's eager buffer sizes */
+#define OPA_VNIC_CHUNK_SIZE_MAX		(256 * 1024)
+#define OPA_VNIC_CHUNK_SIZE_DEFAULT	(32 * 1024)
+/*
+ * Frames up to this many bytes are copied into an mbuf, longer ones attached.
+ * A standard mbuf's data room: on the software HFI, copying a frame into a
+ * hot mbuf costs no more than attaching it, up to 1518 bytes (doc/performance.md).
+ */
+#define OPA_VNIC_RX_COPY_MAX_DEFAULT	2048
+
+/* Where a received 16B packet starts in its eager buffer (hfi_bypass_egr). */
+enum opa_vnic_bypass_egr {
+	OPA_VNIC_BYPASS_EGR_WHOLE = 0,	/* the whole packet (the kernel VNIC's assumption) */
+	OPA_VNIC_BYPASS_EGR_SPLIT,	/* after the header bytes kept in the header queue */
+};
 
 struct opa_vnic_devargs {
 	char hfi[OPA_VNIC_HFI_NAME_LEN];	/* required */
@@ -95,6 +112,9 @@ struct opa_vnic_devargs {
 	enum opa_vnic_em_mode em;
 	char em_config[OPA_VNIC_PATH_LEN];	/* "" = the embedded EM's default configuration */
 	uint32_t lid;				/* software HFI LID, 0 = assigned */
+	uint32_t rx_copy_max;			/* longest frame copied, in bytes */
+	uint32_t rx_chunk_size;			/* eager chunk bytes: a power of two */
+	enum opa_vnic_bypass_egr bypass_egr;
 	uint32_t given;				/* OPA_VNIC_DA_* */
 	/* static configuration, valid where the matching bit of 'given' is set */
 	uint16_t vesw_id;

@@ -396,46 +396,55 @@ opa_vnic_pkt_vesw_id(const uint8_t *pkt)
 }
 
 /*
- * Validate a received 16B packet of pkt_len bytes (header to tail) for a
- * port whose MTU is mtu. Checks, in order: TRUNCATED, NOT_16B, NOT_ETH,
- * LEN_MISMATCH, BAD_TAIL (tail bits 3-5 set, or LT bits 6-7 other than 00/01),
- * then OVERSIZE (frame > mtu + 18) and RUNT (frame < 60) as the kernel orders
+ * Validate a received 16B packet of pkt_len bytes from its first
+ * OPA_VNIC_HDR_LEN bytes (hdr) and its last one (tail), for a port whose
+ * MTU is mtu. Checks, in order: TRUNCATED, NOT_16B, NOT_ETH, LEN_MISMATCH,
+ * BAD_TAIL (tail bits 3-5 set, or LT bits 6-7 other than 00/01), then
+ * OVERSIZE (frame > mtu + 18) and RUNT (frame < 60) as the kernel orders
  * them. *info is written on success and on OVERSIZE and RUNT (the kernel
- * counts those in rx_packets, rx_bytes and the size histogram).
- * Reads only pkt[0..pkt_len).
+ * counts those in rx_packets, rx_bytes and the size histogram). Reads hdr
+ * only when pkt_len holds a header.
  */
 static inline enum opa_vnic_err
-opa_vnic_rx_validate(const uint8_t *pkt, uint32_t pkt_len, uint32_t mtu,
-		     struct opa_vnic_rx_info *info)
+opa_vnic_rx_validate_hdr(const uint8_t *hdr, uint8_t tail, uint32_t pkt_len, uint32_t mtu,
+			 struct opa_vnic_rx_info *info)
 {
 	uint32_t h0, h1, frame_len;
-	uint8_t tail;
 
 	if (pkt_len < OPA_VNIC_MIN_PKT_LEN)
 		return OPA_VNIC_ERR_TRUNCATED;
-	h0 = opa_vnic_get_le32(pkt);
-	h1 = opa_vnic_get_le32(pkt + 4);
+	h0 = opa_vnic_get_le32(hdr);
+	h1 = opa_vnic_get_le32(hdr + 4);
 	if (((h1 >> 29) & 3) != OPA_VNIC_L2_16B)
 		return OPA_VNIC_ERR_NOT_16B;
-	if (pkt[8] != OPA_VNIC_L4_ETHR)
+	if (hdr[8] != OPA_VNIC_L4_ETHR)
 		return OPA_VNIC_ERR_NOT_ETH;
 	if (((h0 >> 20) & OPA_VNIC_LEN_MAX) * OPA_VNIC_FLIT_LEN != pkt_len)
 		return OPA_VNIC_ERR_LEN_MISMATCH;
-	tail = pkt[pkt_len - 1];
 	if (tail & 0xB8)
 		return OPA_VNIC_ERR_BAD_TAIL;
 	/* pkt_len is now a multiple of 8 and >= 32, so this cannot underflow. */
 	frame_len = pkt_len - OPA_VNIC_MIN_PKT_LEN - (tail & OPA_VNIC_MAX_PAD);
 	info->frame_off = OPA_VNIC_HDR_LEN;
 	info->frame_len = frame_len;
-	info->pkey = (uint16_t)(pkt[10] | pkt[11] << 8);
-	info->vesw_id = opa_vnic_pkt_vesw_id(pkt);
+	info->pkey = (uint16_t)(hdr[10] | hdr[11] << 8);
+	info->vesw_id = opa_vnic_pkt_vesw_id(hdr);
 	info->pad = tail & OPA_VNIC_MAX_PAD;
 	if ((uint64_t)frame_len > (uint64_t)mtu + OPA_VNIC_VLAN_ETH_HLEN)
 		return OPA_VNIC_ERR_OVERSIZE;
 	if (frame_len < OPA_VNIC_MIN_FRAME_LEN)
 		return OPA_VNIC_ERR_RUNT;
 	return OPA_VNIC_OK;
+}
+
+/* opa_vnic_rx_validate_hdr() of a contiguous packet; reads only pkt[0..pkt_len). */
+static inline enum opa_vnic_err
+opa_vnic_rx_validate(const uint8_t *pkt, uint32_t pkt_len, uint32_t mtu,
+		     struct opa_vnic_rx_info *info)
+{
+	if (pkt_len < OPA_VNIC_MIN_PKT_LEN)
+		return OPA_VNIC_ERR_TRUNCATED;
+	return opa_vnic_rx_validate_hdr(pkt, pkt[pkt_len - 1], pkt_len, mtu, info);
 }
 
 /* ---- counter classification (spec §3.9) ---- */

@@ -145,8 +145,11 @@ opa_vnic_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	info->max_rx_pktlen = eth_mtu + OPA_VNIC_VLAN_ETH_HLEN;
 	info->min_mtu = OPA_VNIC_MIN_MTU;
 	info->max_mtu = (uint16_t)eth_mtu;
-	/* Beyond the headroom (ethdev adds RTE_PKTMBUF_HEADROOM itself). */
-	info->min_rx_bufsize = OPA_VNIC_EGR_ALIGN + opa_vnic_egr_needed(OPA_VNIC_MIN_MTU);
+	/*
+	 * Beyond the headroom (ethdev adds RTE_PKTMBUF_HEADROOM itself): frames
+	 * longer than an mbuf holds are attached zero-copy, whatever the MTU.
+	 */
+	info->min_rx_bufsize = OPA_VNIC_MIN_RX_BUFSIZE;
 	info->max_mac_addrs = OPA_VNIC_MAX_UC_MACS;
 	info->rx_desc_lim.nb_max = OPA_VNIC_RX_DESC_MAX;
 	info->rx_desc_lim.nb_min = OPA_VNIC_DESC_MIN;
@@ -187,8 +190,6 @@ opa_vnic_dev_start(struct rte_eth_dev *dev)
 {
 	struct opa_vnic_vport *vp = dev->data->dev_private;
 	struct opa_vnic_hfi *hfi = vp->hfi;
-	uint32_t need = opa_vnic_egr_needed(RTE_MIN((uint32_t)dev->data->mtu,
-						    opa_vnic_conf_mtu(&vp->conf)));
 	uint16_t q;
 	int rc = 0;
 
@@ -196,12 +197,6 @@ opa_vnic_dev_start(struct rte_eth_dev *dev)
 	for (q = 0; q < dev->data->nb_rx_queues && rc == 0; q++)
 		if (vp->rxq[q] == NULL) {
 			OPA_VNIC_LOG(ERR, "%s: rx queue %u is not set up", vp->name, q);
-			rc = -EINVAL;
-		} else if (vp->rxq[q]->egr_size < need) {
-			OPA_VNIC_LOG(ERR, "%s: rx queue %u: the mbufs of pool %s hold %u-byte "
-				     "packets, MTU %u needs %u (scattered Rx is not supported)",
-				     vp->name, q, vp->rxq[q]->mp->name, vp->rxq[q]->egr_size,
-				     dev->data->mtu, need);
 			rc = -EINVAL;
 		}
 	for (q = 0; q < dev->data->nb_tx_queues && rc == 0; q++)
@@ -433,23 +428,17 @@ static int
 opa_vnic_mtu_set(struct rte_eth_dev *dev, uint16_t mtu)
 {
 	struct opa_vnic_vport *vp = dev->data->dev_private;
-	uint32_t eth_mtu, need = opa_vnic_egr_needed(mtu);
-	uint16_t q, old;
+	uint32_t eth_mtu;
+	uint16_t old;
 	int rc;
 
 	pthread_mutex_lock(&vp->hfi->lock);
 	eth_mtu = opa_vnic_conf_mtu(&vp->conf);
+	/* Any frame fits one mbuf (attached when the pool's are shorter): no buffer check. */
 	rc = mtu > eth_mtu ? -EINVAL : 0;
 	if (rc != 0)
 		OPA_VNIC_LOG(ERR, "%s: MTU %u is above the vswitch's eth_mtu %u", vp->name, mtu,
 			     eth_mtu);
-	for (q = 0; q < dev->data->nb_rx_queues && rc == 0 && vp->started; q++)
-		if (vp->rxq[q] != NULL && vp->rxq[q]->egr_size < need) {
-			OPA_VNIC_LOG(ERR, "%s: MTU %u needs %u-byte receive buffers, rx queue %u "
-				     "has %u (scattered Rx is not supported)", vp->name, mtu, need,
-				     q, vp->rxq[q]->egr_size);
-			rc = -EINVAL;
-		}
 	if (rc == 0) {
 		old = dev->data->mtu;
 		dev->data->mtu = mtu;
@@ -505,9 +494,14 @@ opa_vnic_priv_dump(struct rte_eth_dev *dev, FILE *f)
 		const struct opa_vnic_txq *t = vp->txq[q];
 
 		if (r != NULL)
-			fprintf(f, "  rxq %u: context %u, %u eager buffers of %u bytes, share "
-				"group %u, delivered %" PRIu64 "\n", q, r->ctxt, r->egr_cnt,
-				r->egr_size, r->share_group, r->stats.packets);
+			fprintf(f, "  rxq %u: context %u, %u packets, %u eager slots + %u spare "
+				"chunks of %u KiB (%u free), copy up to %u bytes, share group %u, "
+				"delivered %" PRIu64 " (%" PRIu64 " copied, %" PRIu64 " attached)\n",
+				q, r->ctxt, r->hdrq_cnt, r->egr_cnt, r->chunk_cnt - r->egr_cnt,
+				r->chunk_size / 1024,
+				r->ck != NULL ? opa_vnic_chunks_free_count(r->ck) : 0,
+				r->copy_max, r->share_group, r->stats.packets, r->stats.copied,
+				r->stats.attached);
 		if (t != NULL)
 			fprintf(f, "  txq %u: SDMA engine %u, ring %u, in flight %u, sent %"
 				PRIu64 "\n", q, t->engine, t->slot_mask + 1,
@@ -613,6 +607,8 @@ opa_vnic_probe(struct rte_vdev_device *vdev)
 	vp->eth_dev = eth_dev;
 	vp->port_id = eth_dev->data->port_id;
 	vp->icrc = da.icrc;
+	vp->rx_copy_max = da.rx_copy_max;
+	vp->rx_chunk_size = da.rx_chunk_size;
 	vp->admin_up = true;
 	snprintf(vp->name, sizeof(vp->name), "%s", name);
 	eth_dev->data->mac_addrs = rte_zmalloc_socket(name, OPA_VNIC_MAX_UC_MACS *

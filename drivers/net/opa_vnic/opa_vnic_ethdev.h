@@ -42,6 +42,7 @@
 #include "hfi_sdma.h"
 #include "opa_vnic_config.h"
 #include "opa_vnic_devargs.h"
+#include "opa_vnic_egr.h"
 #include "opa_vnic_encap.h"
 #include "vema_agent.h"
 
@@ -56,11 +57,10 @@ extern int opa_vnic_logtype;
 #define OPA_VNIC_NUM_VESW	4096
 #define OPA_VNIC_BURST		32
 #define OPA_VNIC_DEMUX_RING	1024	/* software demux ring per rx queue */
-#define OPA_VNIC_SHARED_EGR	1024	/* eager buffers of the per-HFI shared context */
-#define OPA_VNIC_SHARED_POOL	4096	/* mbufs of the shared context's pool */
-#define OPA_VNIC_EGR_ALIGN	64	/* eager buffer alignment of the software HFI */
+#define OPA_VNIC_SHARED_DESC	1024	/* header queue entries of the per-HFI shared context */
 #define OPA_VNIC_DESC_MIN	64
-#define OPA_VNIC_RX_DESC_MAX	2048	/* eager buffers per receive context */
+#define OPA_VNIC_MIN_RX_BUFSIZE	64	/* mbuf data room beyond the headroom */
+#define OPA_VNIC_RX_DESC_MAX	8192	/* header queue entries (packets) per receive context */
 /*
  * A Tx queue of n descriptors holds n - 1 single-segment packets: each takes
  * two SDMA descriptors at least (header with the first segment, trailer), so
@@ -108,6 +108,8 @@ enum opa_vnic_rxe {
 	OPA_VNIC_RXE_NOHANDLER,
 	OPA_VNIC_RXE_DROP_STATE,
 	OPA_VNIC_RXE_FIFO,
+	OPA_VNIC_RXE_NOMBUF,
+	OPA_VNIC_RXE_NOCHUNK,
 	OPA_VNIC_RXE_NUM
 };
 
@@ -144,7 +146,10 @@ struct opa_vnic_rxq_stats {
 	uint64_t oversize;
 	uint64_t pkey;
 	uint64_t mac_filtered;
-	uint64_t nombuf;		/* no mbuf to replace an eager buffer: packet dropped */
+	uint64_t nombuf;		/* no mbuf in the pool: packet dropped */
+	uint64_t nochunk;		/* no chunk to attach and too long to copy: dropped */
+	uint64_t copied;		/* delivered in a copy */
+	uint64_t attached;		/* delivered zero-copy, attached to its chunk */
 };
 
 struct opa_vnic_txq_stats {
@@ -167,10 +172,13 @@ struct opa_vnic_rxq {
 	struct opa_vnic_epoch epoch;
 	/* hot */
 	struct opa_vnic_vport *vp;
-	struct hfi_rcv *rcv;			/* own receive context, while started */
+	struct opa_vnic_egr egr;		/* own receive context, while started (egr.rcv) */
 	struct rte_ring *ring;			/* software demux input (multi-producer) */
 	struct rte_mempool *mp;
-	struct rte_mbuf **bufs;			/* the mbuf in each eager slot */
+	uint32_t copy_max;			/* frames up to this length are copied */
+	uint32_t copy_room;			/* the longest frame an mbuf of mp holds */
+	uint16_t mc_n;				/* mbufs in mc[] */
+	struct rte_mbuf *mc[OPA_VNIC_BURST];	/* allocated in bulk, used one by one */
 	struct opa_vnic_rxq_group *group;	/* shared Rx queue group, or NULL */
 	bool running;				/* atomic: read by group pollers */
 	uint8_t shared_tick;			/* bursts since the shared context was drained */
@@ -180,14 +188,16 @@ struct opa_vnic_rxq {
 	uint16_t qid;
 	struct opa_vnic_rxq_stats stats __rte_cache_aligned;
 	/* cold */
-	uint64_t base[4];			/* packets, bytes, errors, nombuf at the last reset */
+	struct opa_vnic_rxq_stats base;		/* the counters at the last reset */
 	uint64_t ovfl;				/* HFI overflows of earlier runs */
 	uint64_t ovfl_start;			/* RCV_HDR_OVFL_CNT when the context started */
+	struct opa_vnic_chunks *ck;		/* eager chunks, while started */
 	unsigned int ctxt;			/* reserved receive context */
 	unsigned int socket;
-	uint32_t egr_cnt;
+	uint32_t egr_cnt;			/* eager slots (RcvArray entries) */
+	uint32_t chunk_size;
+	uint32_t chunk_cnt;			/* slots + replacements */
 	uint32_t hdrq_cnt;
-	uint32_t egr_size;
 	uint16_t nb_desc;
 	uint16_t share_group;
 	uint16_t share_qid;
@@ -255,6 +265,8 @@ struct opa_vnic_vport {
 	uint16_t port_id;
 	uint8_t index;
 	enum opa_vnic_icrc_mode icrc;
+	uint32_t rx_copy_max;			/* devargs rx_copy_max */
+	uint32_t rx_chunk_size;			/* devargs rx_chunk_size */
 	char name[RTE_ETH_NAME_MAX_LEN];
 	/* configuration store: under hfi->lock */
 	struct opa_vnic_vport_conf conf;
@@ -285,10 +297,9 @@ struct opa_vnic_vport {
 struct opa_vnic_shared {
 	uint32_t busy;				/* atomic try-acquire: one drainer at a time */
 	struct hfi_rcv *rcv;			/* atomic: NULL when no vport is started */
-	struct rte_mempool *pool;
-	struct rte_mbuf **bufs;
+	struct opa_vnic_egr egr;
+	struct opa_vnic_chunks *ck;
 	unsigned int ctxt;
-	uint32_t egr_size;
 	uint64_t drained;			/* packets demultiplexed from it */
 	uint64_t ovfl;				/* HFI overflows of earlier runs */
 	uint64_t ovfl_start;
@@ -341,10 +352,7 @@ void opa_vnic_hfi_program_rsm(struct opa_vnic_hfi *hfi);
 void opa_vnic_hfi_quiesce(struct opa_vnic_hfi *hfi);
 int opa_vnic_hfi_rx_start(struct opa_vnic_hfi *hfi, struct opa_vnic_vport *vp);
 void opa_vnic_hfi_rx_stop(struct opa_vnic_hfi *hfi, struct opa_vnic_vport *vp);
-/*
- * Once no vport of the HFI is started and the stopped ones' rings are
- * drained (their mbufs back in the shared pool): release the shared context.
- */
+/* Once no vport of the HFI is started: release the shared context. */
 void opa_vnic_hfi_rx_release(struct opa_vnic_hfi *hfi);
 /* The vport with the lowest index: the kernel reports HFI-level drops on it. */
 bool opa_vnic_hfi_is_first_vport(const struct opa_vnic_hfi *hfi, const struct opa_vnic_vport *vp);
@@ -430,8 +438,16 @@ int opa_vnic_rx_burst_mode_get(struct rte_eth_dev *dev, uint16_t qid,
 			       struct rte_eth_burst_mode *mode);
 int opa_vnic_tx_burst_mode_get(struct rte_eth_dev *dev, uint16_t qid,
 			       struct rte_eth_burst_mode *mode);
-/* Smallest eager buffer for frames up to mtu + 18 bytes. */
+/* Eager bytes of the longest packet of a frame of mtu + 18 bytes (64-byte units). */
 uint32_t opa_vnic_egr_needed(uint32_t mtu);
+/*
+ * Size a receive context for hdrq_cnt packets of up to mtu + 18 bytes:
+ * *chunk_size (grown from the asked one when 2048 slots would not do),
+ * *egr_cnt slots and *chunk_cnt chunks (slots and replacements). 0 or
+ * -EINVAL when even 256 KiB chunks cannot hold them.
+ */
+int opa_vnic_rx_size(uint32_t hdrq_cnt, uint32_t mtu, uint32_t *chunk_size, uint32_t *egr_cnt,
+		     uint32_t *chunk_cnt);
 
 /* ---- opa_vnic_demux.c ---- */
 
@@ -443,19 +459,14 @@ int opa_vnic_shared_setup(struct opa_vnic_hfi *hfi);
 void opa_vnic_shared_release(struct opa_vnic_hfi *hfi);
 int opa_vnic_rxq_group_join(struct opa_vnic_rxq *q);
 void opa_vnic_rxq_group_leave(struct opa_vnic_rxq *q);
-/* Header queue entries for egr_cnt eager buffers (multiple of 32, not of 13). */
-unsigned int opa_vnic_hdrq_cnt(unsigned int egr_cnt);
+/* Header queue entries for nb_desc packets (at least 64, a multiple of 32, not of 13). */
+unsigned int opa_vnic_hdrq_cnt(unsigned int nb_desc);
 /* Packets the HFI dropped because the context's header queue was full. */
 uint64_t opa_vnic_ctxt_overflows(struct hfi_dev *dev, unsigned int ctxt);
 /* Claim the first free receive context of an HFI (lock held); -EBUSY if none. */
 int opa_vnic_claim_ctxt(struct hfi_dev *dev, unsigned int *ctxt);
-/* Offset of the eager buffer in an mbuf's buffer (64-byte aligned IOVA). */
-static inline uint32_t
-opa_vnic_egr_off(const struct rte_mbuf *m)
-{
-	return (uint32_t)(RTE_ALIGN_CEIL(m->buf_iova + RTE_PKTMBUF_HEADROOM,
-					 OPA_VNIC_EGR_ALIGN) - m->buf_iova);
-}
+/* Give back the mbufs a queue allocated ahead (queue stopped). */
+void opa_vnic_rxq_mbufs_free(struct opa_vnic_rxq *q);
 
 /* ---- opa_vnic_stats.c ---- */
 

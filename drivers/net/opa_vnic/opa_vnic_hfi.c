@@ -16,6 +16,7 @@
 #include <rte_pause.h>
 
 #include "hfi_eal.h"
+#include "hfi_fault.h"
 #include "opa_vnic_ethdev.h"
 
 static TAILQ_HEAD(, opa_vnic_hfi) opa_vnic_hfis = TAILQ_HEAD_INITIALIZER(opa_vnic_hfis);
@@ -241,9 +242,17 @@ opa_vnic_hfi_rx_release(struct opa_vnic_hfi *hfi)
 static void
 hfi_destroy(struct opa_vnic_hfi *hfi)
 {
+	uint32_t first;
+	int bad;
+
 	opa_vnic_ctrl_stop(hfi);
 	if (hfi->dev != NULL) {
 		opa_vnic_shared_release(hfi);
+		/* A software HFI stands in for the chip: what the chip lacks is a defect. */
+		bad = hfi_sw_csr_errors(hfi->dev, &first);
+		if (bad > 0)
+			OPA_VNIC_LOG(ERR, "%s: %d accesses to CSRs the HFI does not have (the "
+				     "first at 0x%x)", hfi->name, bad, first);
 		hfi_dev_close(hfi->dev);
 	}
 	pthread_cond_destroy(&hfi->cond);
@@ -276,6 +285,8 @@ hfi_create(const struct opa_vnic_devargs *da, const char *by, char *err, size_t 
 	p.lid = da->lid;
 	p.mem = &hfi_eal_mem_ops;
 	p.capture = da->capture[0] != '\0' ? da->capture : NULL;
+	p.bypass_egr = da->bypass_egr == OPA_VNIC_BYPASS_EGR_SPLIT ? HFI_BYPASS_EGR_SPLIT :
+		       HFI_BYPASS_EGR_WHOLE;
 	rc = hfi_dev_open(da->hfi, &p, &hfi->dev);
 	if (rc != 0) {
 		snprintf(err, errlen, "hfi=%s: cannot open the HFI: %s", da->hfi,
@@ -323,6 +334,10 @@ check_hfi_args(const struct opa_vnic_hfi *hfi, const struct opa_vnic_devargs *da
 	else if ((da->given & OPA_VNIC_DA_CAPTURE) && strcmp(da->capture, o->capture) != 0)
 		snprintf(err, errlen, "capture=%s conflicts with the capture of hfi=%s (opened "
 			 "by %s)", da->capture, hfi->name, hfi->opened_by);
+	else if ((da->given & OPA_VNIC_DA_BYPASS_EGR) && da->bypass_egr != o->bypass_egr)
+		snprintf(err, errlen, "bypass_egr=%s conflicts with bypass_egr=%s of hfi=%s "
+			 "(opened by %s)", da->bypass_egr ? "split" : "whole",
+			 o->bypass_egr ? "split" : "whole", hfi->name, hfi->opened_by);
 	else if (da->em != o->em)
 		/* One agent per HFI port serves all of its vports, or none does. */
 		snprintf(err, errlen, "em=%s conflicts with em=%s of hfi=%s (opened by %s)",

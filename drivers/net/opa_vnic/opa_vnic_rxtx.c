@@ -14,7 +14,8 @@
  * from the slot with the ICRC computed here (icrc=sw); one doorbell per
  * burst. Every drop is counted as the kernel counts it (spec §3.6).
  *
- * Receive: eager buffers are the queue's mbufs (opa_vnic_demux.c).
+ * Receive: eager chunks of the PMD, frames copied or attached to mbufs of
+ * the queue's pool (opa_vnic_egr.h, opa_vnic_demux.c).
  */
 
 #include <errno.h>
@@ -32,7 +33,39 @@ uint32_t
 opa_vnic_egr_needed(uint32_t mtu)
 {
 	return RTE_ALIGN_CEIL(OPA_VNIC_HDR_LEN + mtu + OPA_VNIC_VLAN_ETH_HLEN + OPA_VNIC_MAX_PAD +
-			      OPA_VNIC_ICRC_TAIL_LEN, OPA_VNIC_EGR_ALIGN);
+			      OPA_VNIC_ICRC_TAIL_LEN, HFI_RCV_BUF_BLOCK);
+}
+
+/* Replacements per eager slot: chunks attached frames may hold while their slots refill. */
+#define RX_SPARE_PER_SLOT	1
+/* Slots beyond the packets' worth: the one at the eager head, one partly filled. */
+#define RX_SLOT_MARGIN		2
+
+int
+opa_vnic_rx_size(uint32_t hdrq_cnt, uint32_t mtu, uint32_t *chunk_size, uint32_t *egr_cnt,
+		 uint32_t *chunk_cnt)
+{
+	uint32_t stride = opa_vnic_egr_needed(mtu), size = *chunk_size, slots;
+
+	/*
+	 * Eager space for a full header queue of the longest packets: the
+	 * header queue, not the eager buffers, then fills first, and the HFI
+	 * counts what it drops there (RCV_HDR_OVFL_CNT).
+	 */
+	for (;; size *= 2) {
+		if (size >= stride) {
+			slots = RTE_ALIGN_CEIL(RTE_MAX((hdrq_cnt + size / stride - 1) /
+						       (size / stride) + RX_SLOT_MARGIN, 8u), 8u);
+			if (slots <= HFI_MAX_EAGER_ENTRIES)
+				break;
+		}
+		if (size >= OPA_VNIC_CHUNK_SIZE_MAX)
+			return -EINVAL;
+	}
+	*chunk_size = size;
+	*egr_cnt = slots;
+	*chunk_cnt = slots * (1 + RX_SPARE_PER_SLOT);
+	return 0;
 }
 
 /* ---- receive queues ---- */
@@ -50,6 +83,16 @@ rcvarray_reserved(const struct opa_vnic_hfi *hfi)
 	return n;
 }
 
+/* RcvArray entries of the HFI's shared context at its largest (any vswitch MTU). */
+static unsigned int
+shared_slots(void)
+{
+	uint32_t size = OPA_VNIC_CHUNK_SIZE_DEFAULT, slots, cnt;
+
+	return opa_vnic_rx_size(OPA_VNIC_SHARED_DESC, OPA_VNIC_ETH_MTU_MAX, &size, &slots,
+				&cnt) == 0 ? slots : HFI_MAX_EAGER_ENTRIES;
+}
+
 int
 opa_vnic_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 			unsigned int socket, const struct rte_eth_rxconf *conf,
@@ -57,8 +100,8 @@ opa_vnic_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 {
 	struct opa_vnic_vport *vp = dev->data->dev_private;
 	struct opa_vnic_hfi *hfi = vp->hfi;
-	uint32_t room = rte_pktmbuf_data_room_size(mp);
-	unsigned int reserved;
+	uint32_t room = rte_pktmbuf_data_room_size(mp), mtu;
+	unsigned int reserved, shared = shared_slots();
 	struct opa_vnic_rxq *q;
 	int rc;
 
@@ -66,11 +109,6 @@ opa_vnic_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	if (conf != NULL && conf->rx_deferred_start) {
 		OPA_VNIC_LOG(ERR, "%s: rx queue %u: deferred start is not supported (queues start "
 			     "with the port)", vp->name, qid);
-		return -EINVAL;
-	}
-	if (room < RTE_PKTMBUF_HEADROOM + OPA_VNIC_EGR_ALIGN + opa_vnic_egr_needed(OPA_VNIC_MIN_MTU)) {
-		OPA_VNIC_LOG(ERR, "%s: rx queue %u: mbufs of pool %s hold %u bytes, too few for a "
-			     "16B packet", vp->name, qid, mp->name, room);
 		return -EINVAL;
 	}
 	q = rte_zmalloc_socket("opa_vnic_rxq", sizeof(*q), RTE_CACHE_LINE_SIZE, (int)socket);
@@ -82,34 +120,35 @@ opa_vnic_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	q->qid = qid;
 	q->socket = socket;
 	q->nb_desc = nb_desc;
-	q->egr_cnt = RTE_MIN(RTE_MAX(RTE_ALIGN_CEIL((unsigned int)nb_desc, 8u),
-				     (unsigned int)OPA_VNIC_DESC_MIN),
-			     (unsigned int)OPA_VNIC_RX_DESC_MAX);
-	q->hdrq_cnt = opa_vnic_hdrq_cnt(q->egr_cnt);
-	/* Whatever the alignment slack of an mbuf, its eager buffer fits the data room. */
-	q->egr_size = RTE_ALIGN_FLOOR(room - RTE_PKTMBUF_HEADROOM - (OPA_VNIC_EGR_ALIGN - 1),
-				      OPA_VNIC_EGR_ALIGN);
-	q->bufs = rte_zmalloc_socket("opa_vnic_rxq_bufs", q->egr_cnt * sizeof(*q->bufs), 0,
-				     (int)socket);
-	if (q->bufs == NULL) {
-		rte_free(q);
-		return -ENOMEM;
-	}
+	q->hdrq_cnt = opa_vnic_hdrq_cnt(RTE_MIN(RTE_MAX(nb_desc, (uint16_t)OPA_VNIC_DESC_MIN),
+						(uint16_t)OPA_VNIC_RX_DESC_MAX));
+	/* Frames a copy can hold; longer ones are always attached to their chunk. */
+	q->copy_room = room > RTE_PKTMBUF_HEADROOM ? room - RTE_PKTMBUF_HEADROOM : 0;
+	q->copy_max = RTE_MIN(vp->rx_copy_max, q->copy_room);
 	q->share_group = conf->share_group;
 	q->share_qid = conf->share_qid;
 	pthread_mutex_lock(&hfi->lock);
+	mtu = RTE_MAX((uint32_t)dev->data->mtu, opa_vnic_conf_mtu(&vp->conf));
+	q->chunk_size = vp->rx_chunk_size;
+	if (opa_vnic_rx_size(q->hdrq_cnt, mtu, &q->chunk_size, &q->egr_cnt, &q->chunk_cnt) != 0) {
+		OPA_VNIC_LOG(ERR, "%s: rx queue %u: %u descriptors of MTU %u need more than %d "
+			     "eager chunks of %d KiB", vp->name, qid, q->hdrq_cnt, mtu,
+			     HFI_MAX_EAGER_ENTRIES, OPA_VNIC_CHUNK_SIZE_MAX / 1024);
+		rc = -EINVAL;
+		goto fail;
+	}
 	/*
-	 * The eager buffers are RcvArray entries, which the HFI's vports share
-	 * (the shared context keeps its own): counted here, so that a queue
-	 * the HFI could not start is refused now rather than at dev_start.
+	 * The eager slots are RcvArray entries, which the HFI's vports share
+	 * (and its shared context): counted here, so that a queue the HFI
+	 * could not start is refused now rather than at dev_start.
 	 */
 	reserved = rcvarray_reserved(hfi);
-	if (reserved + q->egr_cnt + OPA_VNIC_SHARED_EGR > hfi->dev->rcvarray_cnt) {
-		OPA_VNIC_LOG(ERR, "%s: rx queue %u: %u descriptors, but hfi=%s has %u RcvArray "
-			     "entries left for rx queues (%u in all, shared by its vports; %u kept "
-			     "for its shared context)", vp->name, qid, q->egr_cnt, hfi->name,
-			     hfi->dev->rcvarray_cnt - OPA_VNIC_SHARED_EGR - reserved,
-			     hfi->dev->rcvarray_cnt, OPA_VNIC_SHARED_EGR);
+	if (reserved + q->egr_cnt + shared > hfi->dev->rcvarray_cnt) {
+		OPA_VNIC_LOG(ERR, "%s: rx queue %u: %u descriptors take %u RcvArray entries, but "
+			     "hfi=%s has %u left for rx queues (%u in all, shared by its vports; %u "
+			     "kept for its shared context)", vp->name, qid, q->hdrq_cnt, q->egr_cnt,
+			     hfi->name, hfi->dev->rcvarray_cnt - shared - reserved,
+			     hfi->dev->rcvarray_cnt, shared);
 		rc = -ENOMEM;
 		goto fail;
 	}
@@ -133,7 +172,6 @@ opa_vnic_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	return 0;
 fail:
 	pthread_mutex_unlock(&hfi->lock);
-	rte_free(q->bufs);
 	rte_free(q);
 	return rc;
 }
@@ -153,7 +191,6 @@ opa_vnic_rx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
 	dev->data->rx_queues[qid] = NULL;
 	hfi_dev_unclaim_ctxt(vp->hfi->dev, q->ctxt);
 	pthread_mutex_unlock(&vp->hfi->lock);
-	rte_free(q->bufs);
 	rte_free(q);
 }
 
@@ -166,46 +203,38 @@ opa_vnic_rxq_start(struct opa_vnic_rxq *q)
 		.hdrq_cnt = q->hdrq_cnt,
 		.hdrq_entsize = 16,
 		.egr_cnt = q->egr_cnt,
-		.egr_size = q->egr_size,
+		.egr_size = q->chunk_size,
 	};
-	char name[RTE_RING_NAMESIZE];
-	uint64_t *iova;
-	unsigned int i;
+	char name[RTE_RING_NAMESIZE], err[128];
 	int rc;
 
-	if (rte_pktmbuf_alloc_bulk(q->mp, q->bufs, q->egr_cnt) != 0) {
-		OPA_VNIC_LOG(ERR, "%s: rx queue %u: pool %s has fewer than the %u free mbufs the "
-			     "eager buffers need", vp->name, q->qid, q->mp->name, q->egr_cnt);
-		return -ENOMEM;
-	}
-	iova = rte_malloc("opa_vnic_iova", q->egr_cnt * sizeof(*iova), 0);
+	q->ck = opa_vnic_chunks_create(q->chunk_size, q->chunk_cnt, (int)q->socket, err,
+				       sizeof(err));
 	snprintf(name, sizeof(name), "ovnic_rx_%u_%u", q->port_id, q->qid);
 	q->ring = rte_ring_create(name, OPA_VNIC_DEMUX_RING, (int)q->socket, RING_F_SC_DEQ);
-	if (iova == NULL || q->ring == NULL) {
-		OPA_VNIC_LOG(ERR, "%s: rx queue %u: out of memory", vp->name, q->qid);
+	if (q->ck == NULL || q->ring == NULL) {
+		OPA_VNIC_LOG(ERR, "%s: rx queue %u: %s", vp->name, q->qid,
+			     q->ck == NULL ? err : "out of memory");
 		rc = -ENOMEM;
 		goto fail;
 	}
-	for (i = 0; i < q->egr_cnt; i++)
-		iova[i] = q->bufs[i]->buf_iova + opa_vnic_egr_off(q->bufs[i]);
 	/* The context stays reserved between stop and start; setup claims it itself. */
 	hfi_dev_unclaim_ctxt(dev, q->ctxt);
-	rc = hfi_rcv_setup(dev, q->ctxt, &p, iova, &q->rcv);
+	rc = opa_vnic_egr_start(&q->egr, dev, q->ctxt, &p, q->ck);
 	if (rc != 0) {
 		OPA_VNIC_LOG(ERR, "%s: rx queue %u: %s", vp->name, q->qid, hfi_last_error());
 		hfi_dev_claim_ctxt(dev, q->ctxt);
 		goto fail;
 	}
-	rte_free(iova);
 	q->ovfl_start = opa_vnic_ctxt_overflows(dev, q->ctxt);
 	q->down_seen = vp->snap->down_gen;	/* a new context holds nothing stale */
 	__atomic_store_n(&q->running, true, __ATOMIC_RELEASE);
 	return 0;
 fail:
-	rte_free(iova);
 	rte_ring_free(q->ring);
 	q->ring = NULL;
-	rte_pktmbuf_free_bulk(q->bufs, q->egr_cnt);
+	opa_vnic_chunks_put(q->ck);
+	q->ck = NULL;
 	return rc;
 }
 
@@ -214,19 +243,26 @@ void
 opa_vnic_rxq_stop(struct opa_vnic_rxq *q)
 {
 	struct hfi_dev *dev = q->vp->hfi->dev;
+	uint64_t status;
 	void *m;
 
-	if (q->rcv == NULL)
+	if (q->egr.rcv == NULL)
 		return;
+	status = hfi_rcv_status(q->egr.rcv);
+	if (status != 0)
+		OPA_VNIC_LOG(ERR, "%s: rx queue %u: the HFI had stopped receive context %u "
+			     "(status 0x%" PRIx64 ")", q->vp->name, q->qid, q->ctxt, status);
 	q->ovfl += opa_vnic_ctxt_overflows(dev, q->ctxt) - q->ovfl_start;
-	hfi_rcv_release(q->rcv);
-	q->rcv = NULL;
+	opa_vnic_egr_stop(&q->egr);
 	hfi_dev_claim_ctxt(dev, q->ctxt);
-	rte_pktmbuf_free_bulk(q->bufs, q->egr_cnt);
+	opa_vnic_rxq_mbufs_free(q);
 	while (rte_ring_sc_dequeue(q->ring, &m) == 0)
 		rte_pktmbuf_free(m);
 	rte_ring_free(q->ring);
 	q->ring = NULL;
+	/* Chunks that attached mbufs still hold outlive the queue. */
+	opa_vnic_chunks_put(q->ck);
+	q->ck = NULL;
 }
 
 uint16_t
@@ -587,8 +623,9 @@ opa_vnic_rxq_info_get(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_rxq_
 	const struct opa_vnic_rxq *q = vp->rxq[qid];
 
 	info->mp = q->mp;
-	info->nb_desc = (uint16_t)q->egr_cnt;
-	info->rx_buf_size = (uint16_t)q->egr_size;
+	info->nb_desc = (uint16_t)q->hdrq_cnt;
+	/* What a copy holds; longer frames are attached to the PMD's eager chunks. */
+	info->rx_buf_size = (uint16_t)q->copy_room;
 	info->scattered_rx = 0;
 	info->conf.share_group = q->share_group;
 	info->conf.share_qid = q->share_qid;
@@ -613,7 +650,8 @@ opa_vnic_rx_burst_mode_get(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth
 	if (q == NULL)
 		return -EINVAL;
 	mode->flags = 0;
-	snprintf(mode->info, sizeof(mode->info), "Scalar%s",
+	snprintf(mode->info, sizeof(mode->info), "Scalar, frames up to %u bytes copied, longer "
+		 "ones attached to %u KiB eager chunks%s", q->copy_max, q->chunk_size / 1024,
 		 q->group != NULL ? ", shared Rx queue" : "");
 	return 0;
 }

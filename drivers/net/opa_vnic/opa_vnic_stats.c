@@ -29,6 +29,8 @@ add_async(struct opa_vnic_counters *c, const uint64_t *a)
 	c->rx_nohandler += __atomic_load_n(&a[OPA_VNIC_RXE_NOHANDLER], __ATOMIC_RELAXED);
 	c->rx_drop_state += __atomic_load_n(&a[OPA_VNIC_RXE_DROP_STATE], __ATOMIC_RELAXED);
 	c->rx_fifo_errors += __atomic_load_n(&a[OPA_VNIC_RXE_FIFO], __ATOMIC_RELAXED);
+	c->rx_nombuf += __atomic_load_n(&a[OPA_VNIC_RXE_NOMBUF], __ATOMIC_RELAXED);
+	c->rx_nochunk += __atomic_load_n(&a[OPA_VNIC_RXE_NOCHUNK], __ATOMIC_RELAXED);
 }
 
 static void
@@ -47,7 +49,10 @@ add_rxq(struct opa_vnic_counters *c, const struct opa_vnic_rxq_stats *s)
 	c->rx_oversize += s->oversize;
 	c->rx_pkey_errors += s->pkey;
 	c->rx_mac_filtered += s->mac_filtered;
-	c->rx_fifo_errors += s->nombuf;
+	c->rx_nombuf += s->nombuf;
+	c->rx_nochunk += s->nochunk;
+	c->rx_copied += s->copied;
+	c->rx_attached += s->attached;
 }
 
 static void
@@ -73,7 +78,7 @@ add_txq(struct opa_vnic_counters *c, const struct opa_vnic_txq_stats *s)
 static uint64_t
 rxq_overflows(struct opa_vnic_hfi *hfi, const struct opa_vnic_rxq *q)
 {
-	return q->ovfl + (q->rcv != NULL ?
+	return q->ovfl + (q->egr.rcv != NULL ?
 		opa_vnic_ctxt_overflows(hfi->dev, q->ctxt) - q->ovfl_start : 0);
 }
 
@@ -99,6 +104,8 @@ opa_vnic_counters_raw(const struct opa_vnic_vport *vp, struct opa_vnic_counters 
 		c->rx_fifo_errors += sh->ovfl + (sh->rcv != NULL ?
 			opa_vnic_ctxt_overflows(vp->hfi->dev, sh->ctxt) - sh->ovfl_start : 0);
 	}
+	/* The kernel's rx_fifo_errors: every packet lost for want of room. */
+	c->rx_fifo_errors += c->rx_nombuf + c->rx_nochunk;
 }
 
 void
@@ -137,15 +144,12 @@ opa_vnic_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats)
 	counters_since_reset(vp, &c);
 	stats->ipackets = c.rx_delivered;
 	stats->ibytes = c.rx_delivered_bytes;
-	stats->imissed = c.rx_fifo_errors;
+	/* Allocation failures are rx_nombuf; imissed keeps the other shortages. */
+	stats->imissed = c.rx_fifo_errors - c.rx_nombuf;
+	stats->rx_nombuf = c.rx_nombuf;
 	stats->ierrors = c.rx_icrc_errors + c.rx_rhf_errors + c.rx_rcv_type_errors +
 		c.rx_len_errors + c.rx_tail_errors + c.rx_hdr_errors + c.rx_pkey_errors +
 		c.rx_nohandler + c.rx_drop_state + c.rx_runt + c.rx_oversize;
-	/* Allocation failures are rx_nombuf; imissed keeps the other overflows. */
-	for (q = 0; q < OPA_VNIC_MAX_QUEUES; q++)
-		if (vp->rxq[q] != NULL)
-			stats->rx_nombuf += vp->rxq[q]->stats.nombuf - vp->rxq[q]->base[3];
-	stats->imissed -= RTE_MIN(stats->imissed, stats->rx_nombuf);
 	stats->opackets = c.tx_sent;
 	stats->obytes = c.tx_sent_bytes;
 	stats->oerrors = c.tx_drop_state + c.tx_dlid_zero + c.tx_oversize_errors +
@@ -155,9 +159,9 @@ opa_vnic_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats)
 		const struct opa_vnic_txq *txq = vp->txq[q];
 
 		if (rxq != NULL) {
-			stats->q_ipackets[q] = rxq->stats.packets - rxq->base[0];
-			stats->q_ibytes[q] = rxq->stats.bytes - rxq->base[1];
-			stats->q_errors[q] = rxq->stats.errors - rxq->base[2];
+			stats->q_ipackets[q] = rxq->stats.packets - rxq->base.packets;
+			stats->q_ibytes[q] = rxq->stats.bytes - rxq->base.bytes;
+			stats->q_errors[q] = rxq->stats.errors - rxq->base.errors;
 		}
 		if (txq != NULL) {
 			stats->q_opackets[q] = txq->stats.packets - txq->base[0];
@@ -180,12 +184,8 @@ opa_vnic_stats_reset(struct rte_eth_dev *dev)
 		struct opa_vnic_rxq *rxq = vp->rxq[q];
 		struct opa_vnic_txq *txq = vp->txq[q];
 
-		if (rxq != NULL) {
-			rxq->base[0] = rxq->stats.packets;
-			rxq->base[1] = rxq->stats.bytes;
-			rxq->base[2] = rxq->stats.errors;
-			rxq->base[3] = rxq->stats.nombuf;
-		}
+		if (rxq != NULL)
+			rxq->base = rxq->stats;
 		if (txq != NULL) {
 			txq->base[0] = txq->stats.packets;
 			txq->base[1] = txq->stats.bytes;
@@ -244,20 +244,48 @@ static const struct xstat_def xstats[] = {
 	XS("tx_oversize_errors", tx_oversize_errors),
 	XS("tx_seg_errors", tx_seg_errors),
 	XS("tx_aborted_errors", tx_aborted),
+	XS("rx_nombuf_dropped", rx_nombuf),
+	XS("rx_nochunk_dropped", rx_nochunk),
+	XS("rx_copied_packets", rx_copied),
+	XS("rx_attached_packets", rx_attached),
 };
+
+/* Per rx queue: how frames left the eager chunks. */
+static const struct {
+	const char *fmt;
+	size_t off;
+} rxq_xstats[] = {
+	{ "rx_q%u_copied_packets", offsetof(struct opa_vnic_rxq_stats, copied) },
+	{ "rx_q%u_attached_packets", offsetof(struct opa_vnic_rxq_stats, attached) },
+	{ "rx_q%u_nochunk_dropped", offsetof(struct opa_vnic_rxq_stats, nochunk) },
+};
+
+static unsigned int
+xstats_count(const struct rte_eth_dev *dev)
+{
+	return RTE_DIM(xstats) + RTE_DIM(rxq_xstats) * dev->data->nb_rx_queues;
+}
 
 int
 opa_vnic_xstats_get_names(struct rte_eth_dev *dev, struct rte_eth_xstat_name *names,
 			  unsigned int size)
 {
-	unsigned int i;
+	unsigned int i, q, n = xstats_count(dev);
 
-	RTE_SET_USED(dev);
-	if (names == NULL || size < RTE_DIM(xstats))
-		return (int)RTE_DIM(xstats);
+	if (names == NULL || size < n)
+		return (int)n;
 	for (i = 0; i < RTE_DIM(xstats); i++)
 		snprintf(names[i].name, sizeof(names[i].name), "%s", xstats[i].name);
-	return (int)RTE_DIM(xstats);
+	for (q = 0; q < dev->data->nb_rx_queues; q++)
+		for (n = 0; n < RTE_DIM(rxq_xstats); n++, i++)
+			snprintf(names[i].name, sizeof(names[i].name), rxq_xstats[n].fmt, q);
+	return (int)i;
+}
+
+static uint64_t
+field(const void *base, size_t off)
+{
+	return *(const uint64_t *)((const uint8_t *)base + off);
 }
 
 int
@@ -265,16 +293,24 @@ opa_vnic_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs, unsigned 
 {
 	struct opa_vnic_vport *vp = dev->data->dev_private;
 	struct opa_vnic_counters c;
-	unsigned int i;
+	unsigned int i, j, q, total = xstats_count(dev);
 
-	if (xs == NULL || n < RTE_DIM(xstats))
-		return (int)RTE_DIM(xstats);
+	if (xs == NULL || n < total)
+		return (int)total;
 	pthread_mutex_lock(&vp->hfi->lock);
 	counters_since_reset(vp, &c);
-	pthread_mutex_unlock(&vp->hfi->lock);
 	for (i = 0; i < RTE_DIM(xstats); i++) {
 		xs[i].id = i;
-		xs[i].value = *(const uint64_t *)((const uint8_t *)&c + xstats[i].off);
+		xs[i].value = field(&c, xstats[i].off);
 	}
-	return (int)RTE_DIM(xstats);
+	for (q = 0; q < dev->data->nb_rx_queues; q++)
+		for (j = 0; j < RTE_DIM(rxq_xstats); j++, i++) {
+			const struct opa_vnic_rxq *rxq = vp->rxq[q];
+
+			xs[i].id = i;
+			xs[i].value = rxq == NULL ? 0 : field(&rxq->stats, rxq_xstats[j].off) -
+				      field(&rxq->base, rxq_xstats[j].off);
+		}
+	pthread_mutex_unlock(&vp->hfi->lock);
+	return (int)i;
 }

@@ -1348,6 +1348,8 @@ hfi_drop_reason_name(unsigned int reason)
 		[HFI_DROP_EAGER_FULL] = "eager_full",
 		[HFI_DROP_EAGER_SMALL] = "eager_small",
 		[HFI_DROP_DMA_ERROR] = "dma_error",
+		[HFI_DROP_BAD_EGR_ENTRY] = "bad_egr_entry",
+		[HFI_DROP_CTXT_ERROR] = "ctxt_error",
 		[HFI_DROP_DEAD_SENDER] = "dead_sender",
 	};
 

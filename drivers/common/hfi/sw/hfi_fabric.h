@@ -78,7 +78,11 @@ enum hfi_drop_reason {
 	HFI_DROP_HDRQ_FULL,		/* header queue full */
 	HFI_DROP_EAGER_FULL,		/* no free eager buffer */
 	HFI_DROP_EAGER_SMALL,		/* packet longer than the eager buffer */
-	HFI_DROP_DMA_ERROR,		/* eager buffer IOVA not mapped */
+	HFI_DROP_DMA_ERROR,		/* eager buffer or header queue not mapped: the
+					 * context stops (RCV_CTXT_STATUS_SW_DMA_ERR) */
+	HFI_DROP_BAD_EGR_ENTRY,		/* RcvArray entry the chip cannot use: the context
+					 * stops (RCV_CTXT_STATUS_SW_EGR_ENTRY_ERR) */
+	HFI_DROP_CTXT_ERROR,		/* the context stopped on an error, until re-enabled */
 	HFI_DROP_DEAD_SENDER,		/* the sending process died mid-write */
 	HFI_DROP_REASONS
 };

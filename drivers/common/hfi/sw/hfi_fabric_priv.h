@@ -27,7 +27,7 @@
 #include "hfi_mad.h"
 
 #define FAB_MAGIC		UINT64_C(0x4346424641504f31)	/* "1OPAFBFC" */
-#define FAB_VERSION		1
+#define FAB_VERSION		2	/* 2: two more drop counters per port */
 #define FAB_MAX_PROCS		64
 #define FAB_CELL_HDR		64
 #define FAB_DATA_PAYLOAD	16384

@@ -38,4 +38,12 @@ int hfi_fault_link(struct hfi_dev *dev, enum hfi_link_state state);
 #define HFI_INJECT_SET_ICRC	0x1u
 int hfi_fault_inject_rx(struct hfi_dev *dev, const void *pkt, size_t len, unsigned int flags);
 
+/*
+ * Accesses (reads and writes) to CSR addresses the software HFI does not
+ * implement since it was opened: each also set the CsrRead/WriteBadAddr bit
+ * of its block's error status (CCE/RCV/SEND_ERR_STATUS), as on the chip.
+ * *first_bad_off (may be NULL) gets the first such address (0 when none).
+ */
+int hfi_sw_csr_errors(struct hfi_dev *dev, uint32_t *first_bad_off);
+
 #endif /* HFI_FAULT_H */

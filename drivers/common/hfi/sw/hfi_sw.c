@@ -33,8 +33,11 @@
 #include "hfi_sdma.h"
 #include "hfi_sw.h"
 
-#define SW_SDMA_REGS		(SEND_DMA_STRIDE / 8)
-#define SW_CTXT_REGS		(RCV_CTXT_STRIDE / 8)
+#define SW_SDMA_REGS		(SEND_DMA_MEMORY / 8 + 1)	/* the engine block's last CSR */
+#define SW_CTXT_REGS		(RCV_HDR_OVFL_CNT / 8 + 1)	/* the context block's last CSR */
+#define SW_PKEY_CSRS		(HFI_PKEY_TABLE_SIZE / RCV_PARTITION_KEY_PER_CSR)
+#define SW_RSM_MAP_CSRS		(HFI_RSM_MAP_ENTRIES / 8)
+#define SW_TXE_END		(HFI_TXE + 0x800000)	/* PIO send buffers start here */
 #define SW_SDMA_BUDGET		64	/* packets per engine run */
 #define SW_DRAIN_BUDGET		256	/* packets per drain */
 #define SW_STALL_REAP_MS	20	/* look for a dead receiver after this long */
@@ -71,22 +74,31 @@ struct sw_sdma {
 
 struct sw_ctxt {
 	_Atomic uint64_t csr[SW_CTXT_REGS];
+	_Atomic uint64_t status;		/* RCV_CTXT_STATUS: RCV_CTXT_STATUS_SW_* */
 	_Atomic uint64_t hdr_head;		/* RCV_HDR_HEAD */
 	_Atomic uint64_t egr_head;		/* RCV_EGR_INDEX_HEAD */
+	_Atomic uint64_t hdr_tail;		/* RCV_HDR_TAIL, in DWs like the head */
 	_Atomic uint64_t ovfl;			/* RCV_HDR_OVFL_CNT */
 	_Atomic uint32_t fault_overflow;
 	/* delivery state: under the port's drain lock */
 	atomic_bool enabled;
-	uint64_t *hdrq;
+	uint64_t hdrq_iova;
 	uint32_t cnt;
 	uint32_t entsize;			/* bytes */
-	uint32_t hdr_bytes;			/* header bytes copied into an entry */
 	uint32_t tail;
 	uint8_t seq;
 	uint32_t egr_base;
 	uint32_t egr_cnt;
-	uint32_t egr_tail;
-	uint64_t flags;
+	uint32_t egr_idx;			/* the eager buffer being filled */
+	uint32_t egr_used;			/* its bytes taken, in 64-byte blocks */
+};
+
+/* CSR blocks, for the CsrRead/WriteBadAddr error bits. */
+enum sw_unit {
+	UNIT_CCE,
+	UNIT_RXE,
+	UNIT_TXE,
+	SW_UNITS
 };
 
 struct hfi_sw {
@@ -99,12 +111,20 @@ struct hfi_sw {
 	unsigned int nctxt;
 	struct sw_sdma *eng;
 	struct sw_ctxt *ctxt;
+	enum hfi_bypass_egr bypass_egr;
+	uint32_t hdrq_hdr_dw;
 	_Atomic uint64_t rcv_ctrl;
+	_Atomic uint64_t rcv_status;
 	_Atomic uint64_t rcv_bypass;
+	_Atomic uint64_t rcv_pkey[SW_PKEY_CSRS];
 	_Atomic uint64_t rsm_cfg[HFI_RSM_RULES];
 	_Atomic uint64_t rsm_select[HFI_RSM_RULES];
 	_Atomic uint64_t rsm_match[HFI_RSM_RULES];
-	_Atomic uint64_t rsm_map[HFI_RSM_MAP_ENTRIES / 8];
+	_Atomic uint64_t rsm_map[SW_RSM_MAP_CSRS];
+	_Atomic uint64_t err_status[SW_UNITS];	/* CCE/RCV/SEND_ERR_STATUS */
+	_Atomic uint64_t err_mask[SW_UNITS];
+	_Atomic uint32_t csr_errors;		/* accesses to CSRs the model lacks */
+	_Atomic uint32_t csr_first_bad;
 	uint64_t *rcvarray;
 	_Atomic uint32_t fault_drop;
 	_Atomic uint32_t fault_icrc;
@@ -135,6 +155,12 @@ dma_va(struct hfi_sw *sw, uint64_t iova, size_t len)
 	const struct hfi_mem_ops *m = &sw->dev->mem;
 
 	return m->iova_to_va(m->arg, iova, len);
+}
+
+static inline uint32_t
+min_u32(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
 }
 
 static void
@@ -527,6 +553,18 @@ rx_drop(struct hfi_sw *sw, enum hfi_drop_reason r)
 	return DROPPED;
 }
 
+/*
+ * An error that stops the context, as a chip error would: the packet and
+ * everything after it are dropped until software disables and enables the
+ * context again (which clears RCV_CTXT_STATUS).
+ */
+static enum deliver_rc
+ctxt_fail(struct hfi_sw *sw, struct sw_ctxt *cx, uint64_t status, enum hfi_drop_reason r)
+{
+	atomic_fetch_or(&cx->status, status);
+	return rx_drop(sw, r);
+}
+
 static unsigned int
 rsm_select(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, uint64_t rcv_ctrl)
 {
@@ -569,15 +607,95 @@ rsm_select(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, uint64_t rcv_ctr
 	return (unsigned int)(atomic_load(&sw->rcv_bypass) & RCV_BYPASS_CONTEXT_MASK);
 }
 
+/* The partition check against the 16 P_Keys the driver wrote to RCV_PARTITION_KEY. */
 static bool
-pkey_in_table(const struct fab_port *port, uint16_t pkey)
+pkey_allowed(struct hfi_sw *sw, uint16_t pkey)
 {
 	unsigned int i;
 
-	for (i = 0; i < port->npkeys && i < HFI_PKEY_TABLE_SIZE; i++)
-		if (hfi_pkey_match(port->pkeys[i], pkey))
+	for (i = 0; i < HFI_PKEY_TABLE_SIZE; i++) {
+		uint64_t csr = atomic_load_explicit(&sw->rcv_pkey[i / RCV_PARTITION_KEY_PER_CSR],
+						    memory_order_relaxed);
+		uint16_t entry = (uint16_t)(csr >> (RCV_PARTITION_KEY_B_SHIFT *
+						    (i % RCV_PARTITION_KEY_PER_CSR)));
+
+		if (hfi_pkey_match(entry, pkey))
 			return true;
+	}
 	return false;
+}
+
+/*
+ * The eager buffer an RcvArray entry names, for a context whose buffers
+ * have size code `code`. False when the chip cannot use the entry: write
+ * enable clear, reserved bits set, a size code outside 1..7 or not the
+ * context's (an entry in any other format looks like one of these).
+ */
+static bool
+egr_entry_iova(uint64_t entry, uint64_t code, uint64_t *iova)
+{
+	uint64_t ecode = (entry >> RCV_ARRAY_RT_BUF_SIZE_SHIFT) & RCV_ARRAY_RT_BUF_SIZE_MASK;
+
+	if (!(entry & RCV_ARRAY_RT_WRITE_ENABLE) || (entry & RCV_ARRAY_RT_RESERVED_MASK) ||
+	    ecode < RCV_ARRAY_RT_BUF_SIZE_MIN || ecode > RCV_ARRAY_RT_BUF_SIZE_MAX ||
+	    ecode != code)
+		return false;
+	*iova = (entry & RCV_ARRAY_RT_ADDR_MASK) << RCV_ARRAY_RT_ADDR_SHIFT;
+	return true;
+}
+
+/* Where a packet's eager bytes go: buffer idx, 64-byte block blk of it. */
+struct egr_place {
+	uint32_t idx;
+	uint32_t blk;
+	uint32_t blocks;	/* 64-byte blocks the packet takes */
+	uint8_t *buf;
+};
+
+/*
+ * Place len eager bytes in the context's eager buffers as the chip does:
+ * after the previous packet in the current buffer, or (one packet per
+ * buffer, or no room left) at the start of the next buffer, never skipping
+ * one and never entering the buffer the eager head names. The first
+ * packet after enable takes buffer 0 without a move.
+ */
+static enum deliver_rc
+egr_place(struct hfi_sw *sw, struct sw_ctxt *cx, uint64_t ctrl, uint32_t len,
+	  struct egr_place *pl)
+{
+	uint64_t code = (ctrl >> RCV_CTXT_CTRL_EGR_BUF_SIZE_SHIFT) &
+			RCV_CTXT_CTRL_EGR_BUF_SIZE_MASK;
+	uint32_t size_blk, head;
+	uint64_t entry, iova;
+
+	/* No entry can match a context size code the RcvArray cannot hold. */
+	if (code < RCV_ARRAY_RT_BUF_SIZE_MIN || code > RCV_ARRAY_RT_BUF_SIZE_MAX)
+		return ctxt_fail(sw, cx, RCV_CTXT_STATUS_SW_EGR_ENTRY_ERR, HFI_DROP_BAD_EGR_ENTRY);
+	size_blk = (uint32_t)(HFI_EGR_BUF_MIN << (code - 1)) / HFI_RCV_BUF_BLOCK;
+	pl->blocks = (len + HFI_RCV_BUF_BLOCK - 1) / HFI_RCV_BUF_BLOCK;
+	if (pl->blocks > size_blk)
+		return rx_drop(sw, HFI_DROP_EAGER_SMALL);
+	pl->idx = cx->egr_idx;
+	pl->blk = cx->egr_used;
+	if (pl->blk > 0 && ((ctrl & RCV_CTXT_CTRL_ONE_PACKET_PER_EGR_BUFFER) ||
+			    pl->blk + pl->blocks > size_blk)) {
+		head = (uint32_t)(atomic_load_explicit(&cx->egr_head, memory_order_acquire) &
+				  RCV_EGR_INDEX_HEAD_HEAD_MASK);
+		pl->idx = pl->idx + 1 >= cx->egr_cnt ? 0 : pl->idx + 1;
+		pl->blk = 0;
+		if (pl->idx == head)
+			return (ctrl & RCV_CTXT_CTRL_DONT_DROP_EGR_FULL) ? BLOCKED :
+			       rx_drop(sw, HFI_DROP_EAGER_FULL);
+	}
+	if (pl->idx >= cx->egr_cnt || cx->egr_base + pl->idx >= HFI_SW_RCVARRAY_CNT)
+		return ctxt_fail(sw, cx, RCV_CTXT_STATUS_SW_EGR_ENTRY_ERR, HFI_DROP_BAD_EGR_ENTRY);
+	entry = __atomic_load_n(&sw->rcvarray[cx->egr_base + pl->idx], __ATOMIC_ACQUIRE);
+	if (!egr_entry_iova(entry, code, &iova))
+		return ctxt_fail(sw, cx, RCV_CTXT_STATUS_SW_EGR_ENTRY_ERR, HFI_DROP_BAD_EGR_ENTRY);
+	pl->buf = dma_va(sw, iova + (uint64_t)pl->blk * HFI_RCV_BUF_BLOCK, len);
+	if (pl->buf == NULL)
+		return ctxt_fail(sw, cx, RCV_CTXT_STATUS_SW_DMA_ERR, HFI_DROP_DMA_ERROR);
+	return DELIVERED;
 }
 
 /* Deliver one packet from the fabric. Called with the drain lock held. */
@@ -587,12 +705,13 @@ rx_deliver(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len)
 	struct fab_port *port = sw->port;
 	uint64_t rcv_ctrl = atomic_load_explicit(&sw->rcv_ctrl, memory_order_relaxed);
 	uint32_t dlid = hfi_16b_dlid(pkt);
-	uint32_t next, enext, hd_head, egr_head;
-	uint64_t err = 0, entry, rhf, flags;
+	uint32_t next, hd_head, hdr_len, skip, ent_dw;
+	uint64_t err = 0, rhf, ctrl;
+	struct egr_place pl = { 0 };
+	enum deliver_rc rc;
 	struct sw_ctxt *cx;
 	unsigned int ctxt;
 	uint64_t *ent;
-	void *buf;
 
 	if (atomic_load_explicit(&port->link, memory_order_relaxed) != HFI_LINK_UP)
 		return rx_drop(sw, HFI_DROP_LINK_DOWN);
@@ -602,7 +721,7 @@ rx_deliver(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len)
 	    (RCV_CTRL_RCV_PORT_ENABLE | RCV_CTRL_RCV_BYPASS_ENABLE))
 		return rx_drop(sw, HFI_DROP_PORT_DISABLED);
 	if ((rcv_ctrl & RCV_CTRL_RCV_PARTITION_KEY_ENABLE) &&
-	    !pkey_in_table(port, hfi_16b_pkey(pkt)))
+	    !pkey_allowed(sw, hfi_16b_pkey(pkt)))
 		return rx_drop(sw, HFI_DROP_PKEY);
 	if (!hfi_icrc_check(pkt, len))
 		err |= RHF_ICRC_ERR;
@@ -614,46 +733,58 @@ rx_deliver(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len)
 						       memory_order_acquire))
 		return rx_drop(sw, HFI_DROP_NO_CONTEXT);
 	cx = &sw->ctxt[ctxt];
-	flags = cx->flags;
+	if (atomic_load_explicit(&cx->status, memory_order_relaxed) != 0)
+		return rx_drop(sw, HFI_DROP_CTXT_ERROR);
+	ctrl = atomic_load_explicit(&cx->csr[RCV_CTXT_CTRL / 8], memory_order_relaxed);
 
 	hd_head = (uint32_t)((atomic_load_explicit(&cx->hdr_head, memory_order_acquire) &
 			      RCV_HDR_HEAD_HEAD_MASK) / (cx->entsize / 4));
 	next = cx->tail + 1 == cx->cnt ? 0 : cx->tail + 1;
 	if (take_fault(&cx->fault_overflow) || next == hd_head) {
-		if (next == hd_head && (flags & RCV_CTXT_CTRL_DONT_DROP_RHQ_FULL))
+		if (next == hd_head && (ctrl & RCV_CTXT_CTRL_DONT_DROP_RHQ_FULL))
 			return BLOCKED;
 		atomic_fetch_add(&cx->ovfl, 1);
 		return rx_drop(sw, HFI_DROP_HDRQ_FULL);
 	}
-	egr_head = (uint32_t)(atomic_load_explicit(&cx->egr_head, memory_order_acquire) &
-			      RCV_EGR_INDEX_HEAD_HEAD_MASK);
-	enext = cx->egr_tail + 1 == cx->egr_cnt ? 0 : cx->egr_tail + 1;
-	entry = __atomic_load_n(&sw->rcvarray[cx->egr_base + cx->egr_tail], __ATOMIC_ACQUIRE);
-	if (enext == egr_head) {
-		if (flags & RCV_CTXT_CTRL_DONT_DROP_EGR_FULL)
-			return BLOCKED;
-		return rx_drop(sw, HFI_DROP_EAGER_FULL);
-	}
-	if (!(entry & RCV_ARRAY_RT_WRITE_ENABLE))
-		return rx_drop(sw, HFI_DROP_EAGER_FULL);
-	if (len > ((entry >> SW_RCV_ARRAY_SIZE_SHIFT) & SW_RCV_ARRAY_SIZE_MASK) << 6)
-		return rx_drop(sw, HFI_DROP_EAGER_SMALL);
-	buf = dma_va(sw, (entry & SW_RCV_ARRAY_ADDR_MASK) << SW_RCV_ARRAY_ADDR_SHIFT, len);
-	if (buf == NULL)
-		return rx_drop(sw, HFI_DROP_DMA_ERROR);
 
-	/* The whole packet at the start of the eager buffer, its header in the entry. */
-	memcpy(buf, pkt, len);
-	ent = cx->hdrq + (size_t)cx->tail * (cx->entsize / 8);
-	memcpy(ent, pkt, len < cx->hdr_bytes ? len : cx->hdr_bytes);
+	/* RCV_BYPASS.HDR_SIZE DWs go to the entry; split mode keeps them out of the eager data. */
+	hdr_len = (uint32_t)((atomic_load_explicit(&sw->rcv_bypass, memory_order_relaxed) >>
+			      RCV_BYPASS_HDR_SIZE_SHIFT) & RCV_BYPASS_HDR_SIZE_MASK) * 4;
+	skip = sw->bypass_egr == HFI_BYPASS_EGR_SPLIT ? min_u32(hdr_len, len) : 0;
+	if (len > skip) {
+		rc = egr_place(sw, cx, ctrl, len - skip, &pl);
+		if (rc != DELIVERED)
+			return rc;
+	} else {
+		pl.idx = cx->egr_idx;
+	}
+	ent = dma_va(sw, cx->hdrq_iova + (uint64_t)cx->tail * cx->entsize, cx->entsize);
+	if (ent == NULL)
+		return ctxt_fail(sw, cx, RCV_CTXT_STATUS_SW_DMA_ERR, HFI_DROP_DMA_ERROR);
+
+	if (pl.buf != NULL)
+		memcpy(pl.buf, pkt + skip, len - skip);
+	ent_dw = cx->entsize / 4;
+	if (sw->hdrq_hdr_dw + hdr_len / 4 + 2 > ent_dw)
+		err |= RHF_K_HDR_LEN_ERR;	/* the header does not fit: none is written */
+	else
+		memcpy((uint8_t *)ent + sw->hdrq_hdr_dw * 4, pkt, min_u32(hdr_len, len));
 	rhf = (uint64_t)(len / 4) |
-	      ((uint64_t)RHF_RCV_TYPE_BYPASS << RHF_RCV_TYPE_SHIFT) | RHF_USE_EGR_BFR |
-	      ((uint64_t)cx->egr_tail << RHF_EGR_INDEX_SHIFT) |
-	      ((uint64_t)cx->seq << RHF_SEQ_SHIFT) | err;
+	      ((uint64_t)RHF_RCV_TYPE_BYPASS << RHF_RCV_TYPE_SHIFT) |
+	      (pl.buf != NULL ? RHF_USE_EGR_BFR : 0) |
+	      ((uint64_t)pl.idx << RHF_EGR_INDEX_SHIFT) |
+	      ((uint64_t)cx->seq << RHF_SEQ_SHIFT) |
+	      ((uint64_t)pl.blk << RHF_EGR_OFFSET_SHIFT) |
+	      ((uint64_t)sw->hdrq_hdr_dw << RHF_HDRQ_OFFSET_SHIFT) | err;
+	/* The RHF last: its sequence number hands the entry to software. */
 	__atomic_store_n(ent + cx->entsize / 8 - 1, rhf, __ATOMIC_RELEASE);
 	cx->tail = next;
-	cx->egr_tail = enext;
+	atomic_store_explicit(&cx->hdr_tail, (uint64_t)next * ent_dw, memory_order_release);
 	cx->seq = cx->seq == RHF_MAX_SEQ ? 1 : cx->seq + 1;
+	if (pl.buf != NULL) {
+		cx->egr_idx = pl.idx;
+		cx->egr_used = pl.blk + pl.blocks;
+	}
 	fab_count(port, FAB_CTR(rx_pkts), 1);
 	fab_count(port, FAB_CTR(rx_bytes), len);
 	if (err & RHF_ICRC_ERR)
@@ -682,39 +813,52 @@ rx_drain(struct hfi_sw *sw)
 	return n;
 }
 
-/* CTXT_CTRL: enabling loads the context's ring parameters (under the drain lock). */
+/* Enabling a context: its header queue as RCV_HDR_* describe it, or why not. */
+static uint64_t
+ctxt_enable(struct hfi_sw *sw, struct sw_ctxt *cx)
+{
+	static const uint32_t entsize_dw[8] = { 0, 2, 16, 0, 32, 0, 0, 0 };
+	uint64_t egr = atomic_load(&cx->csr[RCV_EGR_CTRL / 8]);
+	uint64_t hdr_addr = atomic_load(&cx->csr[RCV_HDR_ADDR / 8]);
+	uint32_t ent = entsize_dw[atomic_load(&cx->csr[RCV_HDR_ENT_SIZE / 8]) & 7] * 4;
+	uint32_t cnt = (uint32_t)(atomic_load(&cx->csr[RCV_HDR_CNT / 8]) &
+				  RCV_HDR_CNT_MASK) << RCV_HDR_CNT_SHIFT;
+
+	if (ent == 0 || cnt == 0)
+		return RCV_CTXT_STATUS_SW_CONFIG_ERR;
+	if (dma_va(sw, hdr_addr, (size_t)cnt * ent) == NULL)
+		return RCV_CTXT_STATUS_SW_DMA_ERR;
+	cx->hdrq_iova = hdr_addr;
+	cx->cnt = cnt;
+	cx->entsize = ent;
+	cx->tail = 0;
+	cx->seq = 1;
+	cx->egr_base = (uint32_t)(egr & RCV_EGR_CTRL_EGR_BASE_INDEX_MASK) << RCV_EGR_UNIT_SHIFT;
+	cx->egr_cnt = (uint32_t)((egr >> RCV_EGR_CTRL_EGR_CNT_SHIFT) &
+				 RCV_EGR_CTRL_EGR_CNT_MASK) << RCV_EGR_UNIT_SHIFT;
+	cx->egr_idx = 0;
+	cx->egr_used = 0;
+	atomic_store(&cx->hdr_tail, 0);
+	return 0;
+}
+
+/*
+ * CTXT_CTRL (under the drain lock). Enabling clears RCV_CTXT_STATUS and
+ * loads the ring parameters; a header queue the chip could not use leaves
+ * the context disabled with the reason in RCV_CTXT_STATUS. The other bits
+ * (eager mode, don't-drop) are read with every packet.
+ */
 static void
 ctxt_write_ctrl(struct hfi_sw *sw, struct sw_ctxt *cx, uint64_t val)
 {
-	static const uint32_t entsize_dw[8] = { 0, 2, 16, 0, 32, 0, 0, 0 };
-	uint64_t old;
+	uint64_t old, status;
 
 	spin_lock(&sw->port->drain_lock);
 	old = atomic_exchange(&cx->csr[RCV_CTXT_CTRL / 8], val);
 	if ((val & RCV_CTXT_CTRL_ENABLE) && !(old & RCV_CTXT_CTRL_ENABLE)) {
-		uint64_t egr = atomic_load(&cx->csr[RCV_EGR_CTRL / 8]);
-		uint32_t ent = entsize_dw[atomic_load(&cx->csr[RCV_HDR_ENT_SIZE / 8]) & 7] * 4;
-		uint32_t cnt = (uint32_t)(atomic_load(&cx->csr[RCV_HDR_CNT / 8]) &
-					  RCV_HDR_CNT_MASK) << RCV_HDR_CNT_SHIFT;
-		uint32_t hdr = (uint32_t)(atomic_load(&cx->csr[RCV_HDR_SIZE / 8]) & 0x1f) * 4;
-
-		cx->egr_base = (uint32_t)(egr & RCV_EGR_CTRL_EGR_BASE_INDEX_MASK) <<
-			       RCV_EGR_UNIT_SHIFT;
-		cx->egr_cnt = (uint32_t)((egr >> RCV_EGR_CTRL_EGR_CNT_SHIFT) &
-					 RCV_EGR_CTRL_EGR_CNT_MASK) << RCV_EGR_UNIT_SHIFT;
-		cx->hdrq = ent && cnt ? dma_va(sw, atomic_load(&cx->csr[RCV_HDR_ADDR / 8]),
-					       (size_t)cnt * ent) : NULL;
-		if (cx->hdrq != NULL && cx->egr_cnt != 0 &&
-		    cx->egr_base + cx->egr_cnt <= HFI_SW_RCVARRAY_CNT) {
-			cx->cnt = cnt;
-			cx->entsize = ent;
-			cx->hdr_bytes = hdr < ent - 8 ? hdr : ent - 8;
-			cx->tail = 0;
-			cx->seq = 1;
-			cx->egr_tail = 0;
-			cx->flags = val;
-			atomic_store_explicit(&cx->enabled, true, memory_order_release);
-		}
+		status = ctxt_enable(sw, cx);
+		atomic_store(&cx->status, status);
+		atomic_store_explicit(&cx->enabled, status == 0, memory_order_release);
 	} else if (!(val & RCV_CTXT_CTRL_ENABLE)) {
 		atomic_store(&cx->enabled, false);
 	}
@@ -723,57 +867,269 @@ ctxt_write_ctrl(struct hfi_sw *sw, struct sw_ctxt *cx, uint64_t val)
 
 /* ======================= CSR space ======================= */
 
-static uint64_t
-sw_csr_read(struct hfi_dev *dev, uint32_t off)
+/*
+ * Every CSR the model implements, by address. Anything else (gaps inside
+ * the per-engine and per-context blocks included) is an access to a CSR
+ * the chip would not decode: it sets the block's CsrRead/WriteBadAddr
+ * error bit, reads as 0 and is counted for hfi_sw_csr_errors().
+ */
+enum csr_kind {
+	CSR_BAD = 0,
+	CSR_GLOBAL,		/* reg: the CSR's address */
+	CSR_STORE,		/* p: a plain read/write register (P_Keys, RSM) */
+	CSR_SDMA,		/* idx: engine, reg: offset in its block */
+	CSR_CTXT,		/* idx: context, reg: offset in its kernel block */
+	CSR_USER,		/* idx: context, reg: offset in its user block */
+	CSR_RCVARRAY,		/* idx: entry */
+};
+
+struct csr_ref {
+	enum csr_kind kind;
+	unsigned int idx;
+	uint32_t reg;
+	_Atomic uint64_t *p;
+};
+
+/* Whether off lies in n blocks of stride bytes from base; *idx and *reg locate it. */
+static bool
+in_blocks(uint32_t off, uint32_t base, uint32_t stride, unsigned int n, unsigned int *idx,
+	  uint32_t *reg)
 {
-	struct hfi_sw *sw = sw_of(dev);
+	if (off < base || (off - base) / stride >= n)
+		return false;
+	*idx = (off - base) / stride;
+	*reg = (off - base) % stride;
+	return true;
+}
 
-	if (off >= SEND_DMA_BASE && off < SEND_DMA_BASE + SEND_DMA_STRIDE * sw->nsdma)
-		return sdma_csr_read(sw, (off - SEND_DMA_BASE) / SEND_DMA_STRIDE,
-				     (off - SEND_DMA_BASE) % SEND_DMA_STRIDE);
-	if (off >= RCV_CTXT_BASE && off < RCV_CTXT_BASE + RCV_CTXT_STRIDE * sw->nctxt) {
-		struct sw_ctxt *cx = &sw->ctxt[(off - RCV_CTXT_BASE) / RCV_CTXT_STRIDE];
-		uint32_t reg = (off - RCV_CTXT_BASE) % RCV_CTXT_STRIDE;
+/* The same for a table of n CSRs; *p is the register. */
+static bool
+in_table(uint32_t off, uint32_t base, unsigned int n, _Atomic uint64_t *table,
+	 _Atomic uint64_t **p)
+{
+	if (off < base || (off - base) / 8 >= n)
+		return false;
+	*p = &table[(off - base) / 8];
+	return true;
+}
 
-		if (reg == RCV_HDR_OVFL_CNT)
-			return atomic_load(&cx->ovfl);
-		return atomic_load(&cx->csr[reg / 8]);
+/* The SDMA engine CSRs of hfi_regs.h: 0x00..0x70 and 0x80..0xb0. */
+static bool
+sdma_reg_exists(uint32_t reg)
+{
+	return reg <= SEND_DMA_ENG_ERR_CLEAR ||
+	       (reg >= SEND_DMA_CHECK_ENABLE && reg <= SEND_DMA_MEMORY);
+}
+
+static bool
+global_reg_exists(uint32_t off)
+{
+	switch (off) {
+	case CCE_REVISION:
+	case CCE_ERR_STATUS:
+	case CCE_ERR_MASK:
+	case CCE_ERR_CLEAR:
+	case RCV_CTRL:
+	case RCV_STATUS:
+	case RCV_CONTEXTS:
+	case RCV_ARRAY_CNT:
+	case RCV_BYPASS:
+	case RCV_ERR_STATUS:
+	case RCV_ERR_MASK:
+	case RCV_ERR_CLEAR:
+	case SEND_CONTEXTS:
+	case SEND_DMA_ENGINES:
+	case SEND_ERR_STATUS:
+	case SEND_ERR_MASK:
+	case SEND_ERR_CLEAR:
+		return true;
+	default:
+		return false;
 	}
-	if (off >= RCV_USER_BASE && off < RCV_USER_BASE + RCV_USER_STRIDE * sw->nctxt) {
-		struct sw_ctxt *cx = &sw->ctxt[(off - RCV_USER_BASE) / RCV_USER_STRIDE];
-		uint32_t reg = (off - RCV_USER_BASE) % RCV_USER_STRIDE;
+}
 
-		if (reg == RCV_HDR_HEAD)
-			return atomic_load(&cx->hdr_head);
-		if (reg == RCV_EGR_INDEX_HEAD)
-			return atomic_load(&cx->egr_head);
-		return 0;
+static struct csr_ref
+csr_decode(struct hfi_sw *sw, uint32_t off)
+{
+	struct csr_ref r = { CSR_BAD, 0, off, NULL };
+
+	if (off % 8 != 0)
+		return r;
+	if (in_blocks(off, SEND_DMA_BASE, SEND_DMA_STRIDE, sw->nsdma, &r.idx, &r.reg)) {
+		if (sdma_reg_exists(r.reg))
+			r.kind = CSR_SDMA;
+	} else if (in_blocks(off, RCV_CTXT_BASE, RCV_CTXT_STRIDE, sw->nctxt, &r.idx, &r.reg)) {
+		if (r.reg <= RCV_HDR_OVFL_CNT)
+			r.kind = CSR_CTXT;
+	} else if (in_blocks(off, RCV_USER_BASE, RCV_USER_STRIDE, sw->nctxt, &r.idx, &r.reg)) {
+		if (r.reg == RCV_HDR_TAIL || r.reg == RCV_HDR_HEAD || r.reg == RCV_EGR_INDEX_HEAD)
+			r.kind = CSR_USER;
+	} else if (in_blocks(off, RCV_ARRAY, 8, HFI_SW_RCVARRAY_CNT, &r.idx, &r.reg)) {
+		r.kind = CSR_RCVARRAY;
+	} else if (in_table(off, RCV_PARTITION_KEY, SW_PKEY_CSRS, sw->rcv_pkey, &r.p) ||
+		   in_table(off, RCV_RSM_CFG, HFI_RSM_RULES, sw->rsm_cfg, &r.p) ||
+		   in_table(off, RCV_RSM_SELECT, HFI_RSM_RULES, sw->rsm_select, &r.p) ||
+		   in_table(off, RCV_RSM_MATCH, HFI_RSM_RULES, sw->rsm_match, &r.p) ||
+		   in_table(off, RCV_RSM_MAP_TABLE, SW_RSM_MAP_CSRS, sw->rsm_map, &r.p)) {
+		r.kind = CSR_STORE;
+	} else if (global_reg_exists(off)) {
+		r.kind = CSR_GLOBAL;
 	}
-	if (off >= RCV_ARRAY && off < RCV_ARRAY + 8 * HFI_SW_RCVARRAY_CNT)
-		return __atomic_load_n(&sw->rcvarray[(off - RCV_ARRAY) / 8], __ATOMIC_ACQUIRE);
-	if (off >= RCV_RSM_CFG && off < RCV_RSM_CFG + 8 * HFI_RSM_RULES)
-		return atomic_load(&sw->rsm_cfg[(off - RCV_RSM_CFG) / 8]);
-	if (off >= RCV_RSM_SELECT && off < RCV_RSM_SELECT + 8 * HFI_RSM_RULES)
-		return atomic_load(&sw->rsm_select[(off - RCV_RSM_SELECT) / 8]);
-	if (off >= RCV_RSM_MATCH && off < RCV_RSM_MATCH + 8 * HFI_RSM_RULES)
-		return atomic_load(&sw->rsm_match[(off - RCV_RSM_MATCH) / 8]);
-	if (off >= RCV_RSM_MAP_TABLE && off < RCV_RSM_MAP_TABLE + HFI_RSM_MAP_ENTRIES)
-		return atomic_load(&sw->rsm_map[(off - RCV_RSM_MAP_TABLE) / 8]);
+	return r;
+}
+
+static enum sw_unit
+csr_unit(uint32_t off)
+{
+	if (off >= HFI_TXE && off < SW_TXE_END)
+		return UNIT_TXE;
+	if (off >= HFI_RXE && off < HFI_TXE)
+		return UNIT_RXE;
+	return UNIT_CCE;
+}
+
+static void
+csr_bad(struct hfi_sw *sw, uint32_t off, bool write)
+{
+	static const uint64_t bad_addr[SW_UNITS][2] = {
+		[UNIT_CCE] = { CCE_ERR_STATUS_CCE_CSR_READ_BAD_ADDR_ERR,
+			       CCE_ERR_STATUS_CCE_CSR_WRITE_BAD_ADDR_ERR },
+		[UNIT_RXE] = { RCV_ERR_STATUS_RX_CSR_READ_BAD_ADDR_ERR,
+			       RCV_ERR_STATUS_RX_CSR_WRITE_BAD_ADDR_ERR },
+		[UNIT_TXE] = { SEND_ERR_STATUS_SEND_CSR_READ_BAD_ADDR_ERR,
+			       SEND_ERR_STATUS_SEND_CSR_WRITE_BAD_ADDR_ERR },
+	};
+	enum sw_unit u = csr_unit(off);
+
+	atomic_fetch_or(&sw->err_status[u], bad_addr[u][write]);
+	if (atomic_fetch_add(&sw->csr_errors, 1) == 0)
+		atomic_store(&sw->csr_first_bad, off);
+}
+
+static uint64_t
+global_read(struct hfi_sw *sw, uint32_t off)
+{
 	switch (off) {
 	case CCE_REVISION:
 		return SW_REVISION;
 	case RCV_CTRL:
 		return atomic_load(&sw->rcv_ctrl);
-	case RCV_BYPASS:
-		return atomic_load(&sw->rcv_bypass);
+	case RCV_STATUS:
+		return atomic_load(&sw->rcv_status);
 	case RCV_CONTEXTS:
 		return sw->nctxt;
 	case RCV_ARRAY_CNT:
 		return HFI_SW_RCVARRAY_CNT;
-	case HFI_TXE + 0x18:	/* SEND_DMA_ENGINES */
+	case RCV_BYPASS:
+		return atomic_load(&sw->rcv_bypass);
+	case SEND_CONTEXTS:
+		return 0;	/* no PIO send contexts in the model */
+	case SEND_DMA_ENGINES:
 		return sw->nsdma;
+	case CCE_ERR_STATUS:
+	case RCV_ERR_STATUS:
+	case SEND_ERR_STATUS:
+		return atomic_load(&sw->err_status[csr_unit(off)]);
+	case CCE_ERR_MASK:
+	case RCV_ERR_MASK:
+	case SEND_ERR_MASK:
+		return atomic_load(&sw->err_mask[csr_unit(off)]);
 	default:
-		return 0;	/* CSRs the model does not implement read as 0 */
+		return 0;	/* write-only (the *_ERR_CLEAR CSRs) */
+	}
+}
+
+static void
+global_write(struct hfi_sw *sw, uint32_t off, uint64_t val)
+{
+	switch (off) {
+	case RCV_CTRL:
+		/* RxRbufInit clears itself once the receive buffers are initialised. */
+		if (val & RCV_CTRL_RX_RBUF_INIT)
+			atomic_fetch_or(&sw->rcv_status, RCV_STATUS_RX_RBUF_INIT_DONE);
+		atomic_store(&sw->rcv_ctrl, val & ~RCV_CTRL_RX_RBUF_INIT);
+		break;
+	case RCV_BYPASS:
+		atomic_store(&sw->rcv_bypass, val);
+		break;
+	case CCE_ERR_MASK:
+	case RCV_ERR_MASK:
+	case SEND_ERR_MASK:
+		atomic_store(&sw->err_mask[csr_unit(off)], val);
+		break;
+	case CCE_ERR_CLEAR:
+	case RCV_ERR_CLEAR:
+	case SEND_ERR_CLEAR:
+		atomic_fetch_and(&sw->err_status[csr_unit(off)], ~val);
+		break;
+	default:
+		break;	/* read-only */
+	}
+}
+
+static uint64_t
+ctxt_csr_read(struct sw_ctxt *cx, uint32_t reg)
+{
+	if (reg == RCV_CTXT_STATUS)
+		return atomic_load(&cx->status);
+	if (reg == RCV_HDR_OVFL_CNT)
+		return atomic_load(&cx->ovfl);
+	return atomic_load(&cx->csr[reg / 8]);
+}
+
+static void
+ctxt_csr_write(struct hfi_sw *sw, struct sw_ctxt *cx, uint32_t reg, uint64_t val)
+{
+	if (reg == RCV_CTXT_CTRL)
+		ctxt_write_ctrl(sw, cx, val);
+	else if (reg == RCV_HDR_OVFL_CNT)
+		atomic_store(&cx->ovfl, val);
+	else if (reg != RCV_CTXT_STATUS)	/* read-only */
+		atomic_store(&cx->csr[reg / 8], val);
+}
+
+static uint64_t
+user_csr_read(struct sw_ctxt *cx, uint32_t reg)
+{
+	if (reg == RCV_HDR_TAIL)
+		return atomic_load(&cx->hdr_tail);
+	if (reg == RCV_HDR_HEAD)
+		return atomic_load(&cx->hdr_head);
+	return atomic_load(&cx->egr_head);
+}
+
+static void
+user_csr_write(struct sw_ctxt *cx, uint32_t reg, uint64_t val)
+{
+	if (reg == RCV_HDR_HEAD)
+		atomic_store_explicit(&cx->hdr_head, val, memory_order_release);
+	else if (reg == RCV_EGR_INDEX_HEAD)
+		atomic_store_explicit(&cx->egr_head, val, memory_order_release);
+	/* RCV_HDR_TAIL is the device's */
+}
+
+static uint64_t
+sw_csr_read(struct hfi_dev *dev, uint32_t off)
+{
+	struct hfi_sw *sw = sw_of(dev);
+	struct csr_ref r = csr_decode(sw, off);
+
+	switch (r.kind) {
+	case CSR_GLOBAL:
+		return global_read(sw, off);
+	case CSR_STORE:
+		return atomic_load(r.p);
+	case CSR_SDMA:
+		return sdma_csr_read(sw, r.idx, r.reg);
+	case CSR_CTXT:
+		return ctxt_csr_read(&sw->ctxt[r.idx], r.reg);
+	case CSR_USER:
+		return user_csr_read(&sw->ctxt[r.idx], r.reg);
+	case CSR_RCVARRAY:
+		return __atomic_load_n(&sw->rcvarray[r.idx], __ATOMIC_ACQUIRE);
+	default:
+		csr_bad(sw, off, false);
+		return 0;
 	}
 }
 
@@ -781,44 +1137,31 @@ static void
 sw_csr_write(struct hfi_dev *dev, uint32_t off, uint64_t val)
 {
 	struct hfi_sw *sw = sw_of(dev);
+	struct csr_ref r = csr_decode(sw, off);
 
-	if (off >= SEND_DMA_BASE && off < SEND_DMA_BASE + SEND_DMA_STRIDE * sw->nsdma) {
-		sdma_csr_write(sw, (off - SEND_DMA_BASE) / SEND_DMA_STRIDE,
-			       (off - SEND_DMA_BASE) % SEND_DMA_STRIDE, val);
-	} else if (off >= RCV_CTXT_BASE && off < RCV_CTXT_BASE + RCV_CTXT_STRIDE * sw->nctxt) {
-		struct sw_ctxt *cx = &sw->ctxt[(off - RCV_CTXT_BASE) / RCV_CTXT_STRIDE];
-		uint32_t reg = (off - RCV_CTXT_BASE) % RCV_CTXT_STRIDE;
-
-		if (reg == RCV_CTXT_CTRL)
-			ctxt_write_ctrl(sw, cx, val);
-		else if (reg == RCV_HDR_OVFL_CNT)
-			atomic_store(&cx->ovfl, val);
-		else
-			atomic_store(&cx->csr[reg / 8], val);
-	} else if (off >= RCV_USER_BASE && off < RCV_USER_BASE + RCV_USER_STRIDE * sw->nctxt) {
-		struct sw_ctxt *cx = &sw->ctxt[(off - RCV_USER_BASE) / RCV_USER_STRIDE];
-		uint32_t reg = (off - RCV_USER_BASE) % RCV_USER_STRIDE;
-
-		if (reg == RCV_HDR_HEAD)
-			atomic_store_explicit(&cx->hdr_head, val, memory_order_release);
-		else if (reg == RCV_EGR_INDEX_HEAD)
-			atomic_store_explicit(&cx->egr_head, val, memory_order_release);
-	} else if (off >= RCV_ARRAY && off < RCV_ARRAY + 8 * HFI_SW_RCVARRAY_CNT) {
-		__atomic_store_n(&sw->rcvarray[(off - RCV_ARRAY) / 8], val, __ATOMIC_RELEASE);
-	} else if (off >= RCV_RSM_CFG && off < RCV_RSM_CFG + 8 * HFI_RSM_RULES) {
-		atomic_store(&sw->rsm_cfg[(off - RCV_RSM_CFG) / 8], val);
-	} else if (off >= RCV_RSM_SELECT && off < RCV_RSM_SELECT + 8 * HFI_RSM_RULES) {
-		atomic_store(&sw->rsm_select[(off - RCV_RSM_SELECT) / 8], val);
-	} else if (off >= RCV_RSM_MATCH && off < RCV_RSM_MATCH + 8 * HFI_RSM_RULES) {
-		atomic_store(&sw->rsm_match[(off - RCV_RSM_MATCH) / 8], val);
-	} else if (off >= RCV_RSM_MAP_TABLE && off < RCV_RSM_MAP_TABLE + HFI_RSM_MAP_ENTRIES) {
-		atomic_store(&sw->rsm_map[(off - RCV_RSM_MAP_TABLE) / 8], val);
-	} else if (off == RCV_CTRL) {
-		atomic_store(&sw->rcv_ctrl, val);
-	} else if (off == RCV_BYPASS) {
-		atomic_store(&sw->rcv_bypass, val);
+	switch (r.kind) {
+	case CSR_GLOBAL:
+		global_write(sw, off, val);
+		break;
+	case CSR_STORE:
+		atomic_store(r.p, val);
+		break;
+	case CSR_SDMA:
+		sdma_csr_write(sw, r.idx, r.reg, val);
+		break;
+	case CSR_CTXT:
+		ctxt_csr_write(sw, &sw->ctxt[r.idx], r.reg, val);
+		break;
+	case CSR_USER:
+		user_csr_write(&sw->ctxt[r.idx], r.reg, val);
+		break;
+	case CSR_RCVARRAY:
+		__atomic_store_n(&sw->rcvarray[r.idx], val, __ATOMIC_RELEASE);
+		break;
+	default:
+		csr_bad(sw, off, true);
+		break;
 	}
-	/* Writes to CSRs the model does not implement are ignored. */
 }
 
 /* ======================= engine hooks and thread ======================= */
@@ -994,6 +1337,8 @@ hfi_sw_open(struct hfi_dev *dev, const struct hfi_dev_params *p)
 	if (sw == NULL)
 		return hfi_set_error(-ENOMEM, "%s: out of memory", dev->name);
 	sw->dev = dev;
+	sw->bypass_egr = p->bypass_egr;
+	sw->hdrq_hdr_dw = p->hdrq_hdr_dw;
 	if (p->role == HFI_ROLE_HOST) {
 		sw->nsdma = p->num_sdma ? p->num_sdma : HFI_CHIP_SDMA_ENGINES;
 		sw->nctxt = p->num_rcv_ctxts ? p->num_rcv_ctxts : HFI_CHIP_RCV_CONTEXTS;
@@ -1024,7 +1369,6 @@ hfi_sw_open(struct hfi_dev *dev, const struct hfi_dev_params *p)
 	dev->backend = sw;
 	dev->ops = &sw_ops;
 	dev->rcvarray = sw->rcvarray;
-	dev->rcvarray_fmt = HFI_RCVARRAY_SW64;
 	dev->rcvarray_cnt = HFI_SW_RCVARRAY_CNT;
 	dev->num_sdma = sw->nsdma;
 	dev->num_rcv_ctxts = sw->nctxt;
@@ -1153,6 +1497,21 @@ hfi_fault_inject_rx(struct hfi_dev *dev, const void *pkt, size_t len, unsigned i
 		return hfi_set_error(-ENOBUFS, "inject: the inbound ring of %s is full",
 				     dev->name);
 	return 0;
+}
+
+int
+hfi_sw_csr_errors(struct hfi_dev *dev, uint32_t *first_bad_off)
+{
+	struct hfi_sw *sw;
+	int rc = fault_target(dev, &sw);
+	uint32_t n;
+
+	if (rc != 0)
+		return rc;
+	n = atomic_load(&sw->csr_errors);
+	if (first_bad_off != NULL)
+		*first_bad_off = n != 0 ? atomic_load(&sw->csr_first_bad) : 0;
+	return (int)(n > INT32_MAX ? INT32_MAX : n);
 }
 
 /* ======================= fabric view ======================= */
