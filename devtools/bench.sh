@@ -10,6 +10,9 @@
 #   vnic-hw      net_opa_vnic x2 on two software HFIs, engine=inline, icrc=hw
 #   vnic-sw      the same with icrc=sw (the PMD computes the ICRC)
 #   vnic-thread  engine=thread: each HFI's device thread competes for the cores
+#   vnic-copy    vnic-hw with every received frame copied (rx_copy_max=10258)
+#   vnic-attach  vnic-hw with every received frame attached (rx_copy_max=0):
+#                side by side, these two show where rx_copy_max's default belongs
 # for each frame size, in rounds (every case once per round) so that drift
 # hits all cases alike; the median of the rounds, with ratios against net_null
 # and net_af_packet. Then dpdk-test-vnic perf (the building blocks).
@@ -23,6 +26,7 @@ warmup=1
 duration=3
 sizes="64 1518"
 cases="null af_packet vnic-hw vnic-sw vnic-thread"
+all_cases="$cases vnic-copy vnic-attach"
 inflight=4
 micro=1
 profile=0
@@ -37,7 +41,7 @@ usage: devtools/bench.sh [options]
   --warmup S       seconds of forwarding before measuring (0..60) [$warmup]
   --duration S     seconds measured per run (1..600) [$duration]
   --sizes "L ..."  frame lengths for testpmd --txpkts, 60..1518 [$sizes]
-  --cases "C ..."  among: $cases
+  --cases "C ..."  among: $all_cases [$cases]
   --inflight N     bursts of 32 each port injects (start tx_first N), 1..32 [$inflight]
   --quick          1 round, 0.5 s warm-up, 1 s runs, perf --quick (a trial, not a result)
   --no-micro       skip dpdk-test-vnic perf
@@ -86,8 +90,8 @@ done
 [ -n "$cases" ] || die "--cases: no case given"
 for c in $cases; do
 	case $c in
-	null | af_packet | vnic-hw | vnic-sw | vnic-thread) ;;
-	*) die "--cases '$c': expected null, af_packet, vnic-hw, vnic-sw or vnic-thread" ;;
+	null | af_packet | vnic-hw | vnic-sw | vnic-thread | vnic-copy | vnic-attach) ;;
+	*) die "--cases '$c': expected one of: $all_cases" ;;
 	esac
 done
 build=$(cd "$build" 2>/dev/null && pwd) || die "--build: no directory $build"
@@ -106,6 +110,8 @@ label() {
 	vnic-hw) echo "opa_vnic inline icrc=hw" ;;
 	vnic-sw) echo "opa_vnic inline icrc=sw" ;;
 	vnic-thread) echo "opa_vnic thread icrc=hw" ;;
+	vnic-copy) echo "opa_vnic inline, rx copy all" ;;
+	vnic-attach) echo "opa_vnic inline, rx attach all" ;;
 	esac
 }
 
@@ -128,6 +134,8 @@ command_of() {
 		vnic-hw) vnic="em=off,engine=inline,icrc=hw" ;;
 		vnic-sw) vnic="em=off,engine=inline,icrc=sw" ;;
 		vnic-thread) vnic="em=off,engine=thread,icrc=hw" ;;
+		vnic-copy) vnic="em=off,engine=inline,icrc=hw,rx_copy_max=10258" ;;
+		vnic-attach) vnic="em=off,engine=inline,icrc=hw,rx_copy_max=0" ;;
 		esac
 		printf '%s\n' --vdev "net_opa_vnic0,hfi=sw0,lid=1,vport=0,$vnic" \
 			--vdev "net_opa_vnic1,hfi=sw1,lid=2,vport=0,$vnic" ;;

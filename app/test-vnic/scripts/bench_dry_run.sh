@@ -60,6 +60,13 @@ grep -q "^micro-benchmarks: .*dpdk-test-vnic perf\$" "$tmp/out" || fail "no micr
 [ "$(grep -cE '^  128 +B .*dpdk-testpmd ' "$tmp/out2")" = 2 ] || fail "--sizes/--cases ignored"
 grep -q '^order: 2 round(s)' "$tmp/out2" || fail "--reps ignored"
 grep -q '^micro-benchmarks' "$tmp/out2" && fail "--no-micro ignored"
+# The copy and attach cases differ by rx_copy_max only.
+"$bench" --dry-run --build "$BUILD_ROOT" --reps 1 --sizes 256 --cases "vnic-copy vnic-attach" \
+	--no-micro >"$tmp/out3" 2>&1 || fail "--dry-run of the copy/attach cases exited $?"
+grep -qE '^  256 +B .*net_opa_vnic1,[^ ]*,rx_copy_max=10258 ' "$tmp/out3" ||
+	fail "no vnic-copy run with rx_copy_max=10258"
+grep -qE '^  256 +B .*net_opa_vnic1,[^ ]*,rx_copy_max=0 ' "$tmp/out3" ||
+	fail "no vnic-attach run with rx_copy_max=0"
 grep -q '^network' "$tmp/out2" && fail "a namespace planned without the af_packet case"
 
 # Bad options: exit code 2 and a message naming the option.
