@@ -32,154 +32,14 @@
 #include "hfi_rcv.h"
 #include "hfi_sdma.h"
 #include "hfi_sw.h"
-
-#define SW_SDMA_REGS		(SEND_DMA_MEMORY / 8 + 1)	/* the engine block's last CSR */
-#define SW_CTXT_REGS		(RCV_HDR_OVFL_CNT / 8 + 1)	/* the context block's last CSR */
-#define SW_PKEY_CSRS		(HFI_PKEY_TABLE_SIZE / RCV_PARTITION_KEY_PER_CSR)
-#define SW_RSM_MAP_CSRS		(HFI_RSM_MAP_ENTRIES / 8)
-#define SW_TXE_END		(HFI_TXE + 0x800000)	/* PIO send buffers start here */
-#define SW_SDMA_BUDGET		64	/* packets per engine run */
-#define SW_DRAIN_BUDGET		256	/* packets per drain */
-#define SW_STALL_REAP_MS	20	/* look for a dead receiver after this long */
-#define SW_THREAD_REAP_MS	500
-#define SW_REVISION		UINT64_C(0x5357)	/* CCE_REVISION of the model: "SW" */
-
-struct sw_sdma {
-	_Atomic uint64_t csr[SW_SDMA_REGS];	/* last value written to each CSR */
-	_Atomic uint64_t status;
-	_Atomic uint64_t head;
-	_Atomic uint64_t err;
-	_Atomic uint32_t busy;
-	_Atomic uint32_t fault_halt;
-	atomic_bool armed;			/* enabled: worth running */
-	/* engine state: under busy */
-	bool running;
-	bool gen_check;
-	bool gen_armed;				/* LEN_GEN written without the load bit */
-	uint32_t cnt;
-	uint32_t log2;
-	uint32_t hidx;				/* next descriptor to fetch */
-	uint64_t consumed;			/* generation counter, in descriptors */
-	const struct hfi_sdma_desc *ring;
-	uint64_t *head_wb;
-	/* the packet being sent */
-	bool pending;
-	bool pend_h2h;
-	uint32_t pend_len;
-	uint32_t pend_ndesc;
-	uint64_t pend_targets;
-	uint64_t pend_since;
-	uint8_t pkt[SDMA_MAX_PKT_SIZE + 1];
-};
-
-struct sw_ctxt {
-	_Atomic uint64_t csr[SW_CTXT_REGS];
-	_Atomic uint64_t status;		/* RCV_CTXT_STATUS: RCV_CTXT_STATUS_SW_* */
-	_Atomic uint64_t hdr_head;		/* RCV_HDR_HEAD */
-	_Atomic uint64_t egr_head;		/* RCV_EGR_INDEX_HEAD */
-	_Atomic uint64_t hdr_tail;		/* RCV_HDR_TAIL, in DWs like the head */
-	_Atomic uint64_t ovfl;			/* RCV_HDR_OVFL_CNT */
-	_Atomic uint32_t fault_overflow;
-	/* delivery state: under the port's drain lock */
-	atomic_bool enabled;
-	uint64_t hdrq_iova;
-	uint32_t cnt;
-	uint32_t entsize;			/* bytes */
-	uint32_t tail;
-	uint8_t seq;
-	uint32_t egr_base;
-	uint32_t egr_cnt;
-	uint32_t egr_idx;			/* the eager buffer being filled */
-	uint32_t egr_used;			/* its bytes taken, in 64-byte blocks */
-};
-
-/* CSR blocks, for the CsrRead/WriteBadAddr error bits. */
-enum sw_unit {
-	UNIT_CCE,
-	UNIT_RXE,
-	UNIT_TXE,
-	SW_UNITS
-};
-
-struct hfi_sw {
-	struct hfi_dev *dev;
-	struct hfi_fabric *fab;
-	struct fab_port *port;
-	int slot;
-	int wake_fd;
-	unsigned int nsdma;
-	unsigned int nctxt;
-	struct sw_sdma *eng;
-	struct sw_ctxt *ctxt;
-	enum hfi_bypass_egr bypass_egr;
-	uint32_t hdrq_hdr_dw;
-	_Atomic uint64_t rcv_ctrl;
-	_Atomic uint64_t rcv_status;
-	_Atomic uint64_t rcv_bypass;
-	_Atomic uint64_t rcv_pkey[SW_PKEY_CSRS];
-	_Atomic uint64_t rsm_cfg[HFI_RSM_RULES];
-	_Atomic uint64_t rsm_select[HFI_RSM_RULES];
-	_Atomic uint64_t rsm_match[HFI_RSM_RULES];
-	_Atomic uint64_t rsm_map[SW_RSM_MAP_CSRS];
-	_Atomic uint64_t err_status[SW_UNITS];	/* CCE/RCV/SEND_ERR_STATUS */
-	_Atomic uint64_t err_mask[SW_UNITS];
-	_Atomic uint32_t csr_errors;		/* accesses to CSRs the model lacks */
-	_Atomic uint32_t csr_first_bad;
-	uint64_t *rcvarray;
-	_Atomic uint32_t fault_drop;
-	_Atomic uint32_t fault_icrc;
-	uint32_t seen_link_gen;
-	enum hfi_link_state seen_link;
-	pthread_t thread;
-	bool thread_started;
-	atomic_bool stop;
-};
+#include "hfi_sw_priv.h"
 
 static const struct hfi_dev_ops sw_ops;
-
-static inline struct hfi_sw *
-sw_of(const struct hfi_dev *dev)
-{
-	return dev->backend;
-}
 
 bool
 hfi_sw_is(const struct hfi_dev *dev)
 {
 	return dev->ops == &sw_ops;
-}
-
-static void *
-dma_va(struct hfi_sw *sw, uint64_t iova, size_t len)
-{
-	const struct hfi_mem_ops *m = &sw->dev->mem;
-
-	return m->iova_to_va(m->arg, iova, len);
-}
-
-static inline uint32_t
-min_u32(uint32_t a, uint32_t b)
-{
-	return a < b ? a : b;
-}
-
-static void
-spin_lock(_Atomic uint32_t *l)
-{
-	while (atomic_exchange_explicit(l, 1, memory_order_acquire) != 0)
-		sched_yield();
-}
-
-static bool
-try_lock(_Atomic uint32_t *l)
-{
-	return atomic_exchange_explicit(l, 1, memory_order_acquire) == 0;
-}
-
-static void
-unlock(_Atomic uint32_t *l)
-{
-	atomic_store_explicit(l, 0, memory_order_release);
 }
 
 /* ======================= SDMA engines ======================= */
@@ -881,6 +741,7 @@ enum csr_kind {
 	CSR_CTXT,		/* idx: context, reg: offset in its kernel block */
 	CSR_USER,		/* idx: context, reg: offset in its user block */
 	CSR_RCVARRAY,		/* idx: entry */
+	CSR_BLOCK,		/* blk: the part of the model that serves it */
 };
 
 struct csr_ref {
@@ -888,6 +749,12 @@ struct csr_ref {
 	unsigned int idx;
 	uint32_t reg;
 	_Atomic uint64_t *p;
+	const struct sw_csr_block *blk;
+};
+
+/* The CSR blocks the other files of the model implement (NULL-terminated). */
+static const struct sw_csr_block *const sw_csr_blocks[] = {
+	NULL
 };
 
 /* Whether off lies in n blocks of stride bytes from base; *idx and *reg locate it. */
@@ -951,7 +818,8 @@ global_reg_exists(uint32_t off)
 static struct csr_ref
 csr_decode(struct hfi_sw *sw, uint32_t off)
 {
-	struct csr_ref r = { CSR_BAD, 0, off, NULL };
+	struct csr_ref r = { CSR_BAD, 0, off, NULL, NULL };
+	unsigned int i;
 
 	if (off % 8 != 0)
 		return r;
@@ -974,6 +842,13 @@ csr_decode(struct hfi_sw *sw, uint32_t off)
 		r.kind = CSR_STORE;
 	} else if (global_reg_exists(off)) {
 		r.kind = CSR_GLOBAL;
+	} else {
+		for (i = 0; sw_csr_blocks[i] != NULL; i++)
+			if (sw_csr_blocks[i]->claims(sw, off)) {
+				r.kind = CSR_BLOCK;
+				r.blk = sw_csr_blocks[i];
+				break;
+			}
 	}
 	return r;
 }
@@ -1127,6 +1002,8 @@ sw_csr_read(struct hfi_dev *dev, uint32_t off)
 		return user_csr_read(&sw->ctxt[r.idx], r.reg);
 	case CSR_RCVARRAY:
 		return __atomic_load_n(&sw->rcvarray[r.idx], __ATOMIC_ACQUIRE);
+	case CSR_BLOCK:
+		return r.blk->read(sw, off);
 	default:
 		csr_bad(sw, off, false);
 		return 0;
@@ -1157,6 +1034,9 @@ sw_csr_write(struct hfi_dev *dev, uint32_t off, uint64_t val)
 		break;
 	case CSR_RCVARRAY:
 		__atomic_store_n(&sw->rcvarray[r.idx], val, __ATOMIC_RELEASE);
+		break;
+	case CSR_BLOCK:
+		r.blk->write(sw, off, val);
 		break;
 	default:
 		csr_bad(sw, off, true);

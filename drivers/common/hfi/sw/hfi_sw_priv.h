@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 dpdk-opa-vnic authors
+ */
+
+#ifndef HFI_SW_PRIV_H
+#define HFI_SW_PRIV_H
+
+/*
+ * The software HFI's state, shared by the files of the model: hfi_sw.c
+ * (CSR decoding, SDMA engines, receive contexts, the device thread) and
+ * the parts that implement further blocks of CSRs (struct sw_csr_block).
+ */
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hfi_dev.h"
+#include "hfi_fabric_priv.h"
+#include "hfi_rcv.h"
+#include "hfi_sdma.h"
+#include "hfi_sw.h"
+
+#define SW_SDMA_REGS		(SEND_DMA_MEMORY / 8 + 1)	/* the engine block's last CSR */
+#define SW_CTXT_REGS		(RCV_HDR_OVFL_CNT / 8 + 1)	/* the context block's last CSR */
+#define SW_PKEY_CSRS		(HFI_PKEY_TABLE_SIZE / RCV_PARTITION_KEY_PER_CSR)
+#define SW_RSM_MAP_CSRS		(HFI_RSM_MAP_ENTRIES / 8)
+#define SW_TXE_END		(HFI_TXE + 0x800000)	/* PIO send buffers start here */
+#define SW_SDMA_BUDGET		64	/* packets per engine run */
+#define SW_DRAIN_BUDGET		256	/* packets per drain */
+#define SW_STALL_REAP_MS	20	/* look for a dead receiver after this long */
+#define SW_THREAD_REAP_MS	500
+#define SW_REVISION		UINT64_C(0x5357)	/* CCE_REVISION of the model: "SW" */
+
+struct sw_sdma {
+	_Atomic uint64_t csr[SW_SDMA_REGS];	/* last value written to each CSR */
+	_Atomic uint64_t status;
+	_Atomic uint64_t head;
+	_Atomic uint64_t err;
+	_Atomic uint32_t busy;
+	_Atomic uint32_t fault_halt;
+	atomic_bool armed;			/* enabled: worth running */
+	/* engine state: under busy */
+	bool running;
+	bool gen_check;
+	bool gen_armed;				/* LEN_GEN written without the load bit */
+	uint32_t cnt;
+	uint32_t log2;
+	uint32_t hidx;				/* next descriptor to fetch */
+	uint64_t consumed;			/* generation counter, in descriptors */
+	const struct hfi_sdma_desc *ring;
+	uint64_t *head_wb;
+	/* the packet being sent */
+	bool pending;
+	bool pend_h2h;
+	uint32_t pend_len;
+	uint32_t pend_ndesc;
+	uint64_t pend_targets;
+	uint64_t pend_since;
+	uint8_t pkt[SDMA_MAX_PKT_SIZE + 1];
+};
+
+struct sw_ctxt {
+	_Atomic uint64_t csr[SW_CTXT_REGS];
+	_Atomic uint64_t status;		/* RCV_CTXT_STATUS: RCV_CTXT_STATUS_SW_* */
+	_Atomic uint64_t hdr_head;		/* RCV_HDR_HEAD */
+	_Atomic uint64_t egr_head;		/* RCV_EGR_INDEX_HEAD */
+	_Atomic uint64_t hdr_tail;		/* RCV_HDR_TAIL, in DWs like the head */
+	_Atomic uint64_t ovfl;			/* RCV_HDR_OVFL_CNT */
+	_Atomic uint32_t fault_overflow;
+	/* delivery state: under the port's drain lock */
+	atomic_bool enabled;
+	uint64_t hdrq_iova;
+	uint32_t cnt;
+	uint32_t entsize;			/* bytes */
+	uint32_t tail;
+	uint8_t seq;
+	uint32_t egr_base;
+	uint32_t egr_cnt;
+	uint32_t egr_idx;			/* the eager buffer being filled */
+	uint32_t egr_used;			/* its bytes taken, in 64-byte blocks */
+};
+
+/* CSR blocks, for the CsrRead/WriteBadAddr error bits. */
+enum sw_unit {
+	UNIT_CCE,
+	UNIT_RXE,
+	UNIT_TXE,
+	SW_UNITS
+};
+
+struct hfi_sw {
+	struct hfi_dev *dev;
+	struct hfi_fabric *fab;
+	struct fab_port *port;
+	int slot;
+	int wake_fd;
+	unsigned int nsdma;
+	unsigned int nctxt;
+	struct sw_sdma *eng;
+	struct sw_ctxt *ctxt;
+	enum hfi_bypass_egr bypass_egr;
+	uint32_t hdrq_hdr_dw;
+	_Atomic uint64_t rcv_ctrl;
+	_Atomic uint64_t rcv_status;
+	_Atomic uint64_t rcv_bypass;
+	_Atomic uint64_t rcv_pkey[SW_PKEY_CSRS];
+	_Atomic uint64_t rsm_cfg[HFI_RSM_RULES];
+	_Atomic uint64_t rsm_select[HFI_RSM_RULES];
+	_Atomic uint64_t rsm_match[HFI_RSM_RULES];
+	_Atomic uint64_t rsm_map[SW_RSM_MAP_CSRS];
+	_Atomic uint64_t err_status[SW_UNITS];	/* CCE/RCV/SEND_ERR_STATUS */
+	_Atomic uint64_t err_mask[SW_UNITS];
+	_Atomic uint32_t csr_errors;		/* accesses to CSRs the model lacks */
+	_Atomic uint32_t csr_first_bad;
+	uint64_t *rcvarray;
+	_Atomic uint32_t fault_drop;
+	_Atomic uint32_t fault_icrc;
+	uint32_t seen_link_gen;
+	enum hfi_link_state seen_link;
+	pthread_t thread;
+	bool thread_started;
+	atomic_bool stop;
+};
+
+/*
+ * A block of CSRs implemented by a part of the model other than hfi_sw.c:
+ * claims() says whether an address is one of its CSRs (the decoder asks
+ * the blocks in sw_csr_blocks[] after its own), read() and write() serve
+ * it. An address no block claims is a CSR the chip lacks.
+ */
+struct sw_csr_block {
+	bool (*claims)(const struct hfi_sw *sw, uint32_t off);
+	uint64_t (*read)(struct hfi_sw *sw, uint32_t off);
+	void (*write)(struct hfi_sw *sw, uint32_t off, uint64_t val);
+};
+
+static inline struct hfi_sw *
+sw_of(const struct hfi_dev *dev)
+{
+	return dev->backend;
+}
+
+static inline void *
+dma_va(struct hfi_sw *sw, uint64_t iova, size_t len)
+{
+	const struct hfi_mem_ops *m = &sw->dev->mem;
+
+	return m->iova_to_va(m->arg, iova, len);
+}
+
+static inline uint32_t
+min_u32(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
+}
+
+static inline void
+spin_lock(_Atomic uint32_t *l)
+{
+	while (atomic_exchange_explicit(l, 1, memory_order_acquire) != 0)
+		sched_yield();
+}
+
+static inline bool
+try_lock(_Atomic uint32_t *l)
+{
+	return atomic_exchange_explicit(l, 1, memory_order_acquire) == 0;
+}
+
+static inline void
+unlock(_Atomic uint32_t *l)
+{
+	atomic_store_explicit(l, 0, memory_order_release);
+}
+
+#endif /* HFI_SW_PRIV_H */
