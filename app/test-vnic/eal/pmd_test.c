@@ -69,7 +69,7 @@ int
 pt_port_setup(uint16_t port, uint16_t nrxq, uint16_t ntxq, struct rte_mempool *mp,
 	      uint16_t share_group)
 {
-	struct rte_eth_conf conf = { 0 };
+	struct rte_eth_conf conf = { .intr_conf.lsc = 1 };
 	struct rte_eth_rxconf rxconf = { 0 };
 	uint16_t q;
 	int rc;

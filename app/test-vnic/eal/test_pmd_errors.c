@@ -694,6 +694,40 @@ pt_test_link_config(void **state)
 
 	assert_int_equal(rte_eth_dev_callback_unregister(b, RTE_ETH_EVENT_INTR_LSC, pt_lsc_cb,
 							 &log), 0);
+
+	/*
+	 * A port configured without LSC interrupts gets no events (the
+	 * application polls its link), yet its link status follows.
+	 */
+	{
+		struct rte_eth_conf polled = { 0 };
+		struct pt_lsc_log quiet = { 0 };
+		unsigned int i;
+
+		assert_int_equal(rte_eth_dev_stop(a), 0);
+		assert_int_equal(rte_eth_dev_configure(a, 1, 1, &polled), 0);
+		assert_int_equal(rte_eth_dev_callback_register(a, RTE_ETH_EVENT_INTR_LSC,
+							       pt_lsc_cb, &quiet), 0);
+		assert_int_equal(rte_eth_dev_start(a), 0);
+		for (i = 0; i < PT_WAIT_MS; i++) {
+			assert_int_equal(rte_eth_link_get_nowait(a, &link), 0);
+			if (link.link_status == RTE_ETH_LINK_UP)
+				break;
+			rte_delay_us_sleep(1000);
+		}
+		assert_int_equal(link.link_status, RTE_ETH_LINK_UP);
+		assert_int_equal(rte_eth_dev_set_link_down(a), 0);
+		for (i = 0; i < PT_WAIT_MS; i++) {
+			assert_int_equal(rte_eth_link_get_nowait(a, &link), 0);
+			if (link.link_status == RTE_ETH_LINK_DOWN)
+				break;
+			rte_delay_us_sleep(1000);
+		}
+		assert_int_equal(link.link_status, RTE_ETH_LINK_DOWN);
+		assert_int_equal(__atomic_load_n(&quiet.events, __ATOMIC_ACQUIRE), 0);
+		assert_int_equal(rte_eth_dev_callback_unregister(a, RTE_ETH_EVENT_INTR_LSC,
+								 pt_lsc_cb, &quiet), 0);
+	}
 	pt_port_remove(a);
 
 	/* An LSC callback closes another port of the same HFI (on the control thread). */

@@ -105,7 +105,7 @@ port_open(unsigned int i, const char *hfi, const char *fabric, uint32_t lid, uin
 	  struct rte_mempool *mp)
 {
 	struct port_state *p = &ports[i];
-	struct rte_eth_conf conf = { 0 };
+	struct rte_eth_conf conf = { .intr_conf.lsc = 1 };
 	char args[256], name[32];
 	int rc;
 

@@ -63,7 +63,9 @@ opa_vnic_vport_report_link(struct opa_vnic_vport *vp)
 	link_fill(&link, up);
 	rte_eth_linkstatus_set(vp->eth_dev, &link);
 	OPA_VNIC_LOG(INFO, "%s: link %s", vp->name, up ? "up" : "down");
-	rte_eth_dev_callback_process(vp->eth_dev, RTE_ETH_EVENT_INTR_LSC, NULL);
+	/* An event only where the application asked for them (it may poll the link instead). */
+	if (vp->eth_dev->data->dev_conf.intr_conf.lsc)
+		rte_eth_dev_callback_process(vp->eth_dev, RTE_ETH_EVENT_INTR_LSC, NULL);
 }
 
 /* ---- eth_dev_ops ---- */
