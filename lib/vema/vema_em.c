@@ -1000,17 +1000,6 @@ plan_port(struct vema_em *em, struct em_port *pt)
 
 /* ---- responses ---- */
 
-static int
-discovery_vesw(const struct vema_em *em)
-{
-	unsigned int i;
-
-	for (i = 0; i < em->cfg.n_vesw; i++)
-		if (em->cfg.vesw[i].discover)
-			return (int)i;
-	return -1;
-}
-
 /* The vport is not (any more) what the EM set: Set it, then read everything again. */
 static void
 reset_vport(struct em_member *m)
@@ -1172,7 +1161,7 @@ handle_scan(struct vema_em *em, struct em_port *pt, uint8_t vport,
 	    const struct vema_veswport_info *info)
 {
 	struct vema_em_member conf = { 0 };
-	int vesw = discovery_vesw(em);
+	int vesw = vema_em_config_discover_vesw(&em->cfg, vport);
 	struct em_member *m;
 	char who[80];
 
@@ -1353,7 +1342,6 @@ handle_trap(struct vema_em *em, const struct vema_mad_addr *from, const uint8_t 
 	struct vema_notice n;
 	struct em_port *pt;
 	struct em_member *m;
-	int vesw = discovery_vesw(em);
 	char who[80];
 
 	em->st.traps++;
@@ -1368,9 +1356,9 @@ handle_trap(struct vema_em *em, const struct vema_mad_addr *from, const uint8_t 
 		port_revive(em, pt);
 	m = pt != NULL ? find_member(em, pt, n.trap.veswportindex, false) : NULL;
 	if (m == NULL) {
-		if (pt != NULL && pt->host && vesw >= 0 &&
-		    n.trap.veswportindex >= em->cfg.vesw[vesw].discover_first &&
-		    n.trap.veswportindex <= em->cfg.vesw[vesw].discover_last)
+		/* A vport in a discovery window: probe it now rather than at the next poll. */
+		if (pt != NULL && pt->host &&
+		    vema_em_config_discover_vesw(&em->cfg, n.trap.veswportindex) >= 0)
 			set_bit(pt->scan, n.trap.veswportindex, true);
 		else
 			em->st.traps_unknown++;
@@ -1498,10 +1486,13 @@ discover(struct vema_em *em)
 {
 	const struct vema_em_fabric_ops *f = em->p.fabric;
 	struct vema_em_host_port hp[MAX_PORTS];
-	int vesw = discovery_vesw(em), n, i;
-	unsigned int j, k = 0;
+	unsigned int j, v, k = 0;
+	bool any = false;
+	int n, i;
 
-	if (vesw < 0 || f == NULL || f->host_ports == NULL) {
+	for (v = 0; v < em->cfg.n_vesw; v++)
+		any |= em->cfg.vesw[v].discover;
+	if (!any || f == NULL || f->host_ports == NULL) {
 		for (j = 0; j < em->n_ports; j++)
 			em->ports[j]->host = false;
 		return;
@@ -1517,15 +1508,20 @@ discover(struct vema_em *em)
 		em->ports[j]->host = false;
 	for (i = 0; i < n; i++) {
 		struct em_port *pt = get_port(em, hp[i].lid);
-		const struct vema_em_vesw *v = &em->cfg.vesw[vesw];
 
 		if (pt == NULL)
 			continue;
 		pt->host = true;
 		snprintf(pt->name, sizeof(pt->name), "%s", hp[i].name);
-		for (j = v->discover_first; j <= v->discover_last; j++)
-			if (find_member(em, pt, (uint8_t)j, true) == NULL)
-				set_bit(pt->scan, j, true);
+		for (v = 0; v < em->cfg.n_vesw; v++) {
+			const struct vema_em_vesw *w = &em->cfg.vesw[v];
+
+			if (!w->discover)
+				continue;
+			for (j = w->discover_first; j <= w->discover_last; j++)
+				if (find_member(em, pt, (uint8_t)j, true) == NULL)
+					set_bit(pt->scan, j, true);
+		}
 	}
 	/* Discovered vports whose HFI left the fabric go with it. */
 	while (k < em->n_members) {
@@ -1764,14 +1760,14 @@ same_member(const struct vema_em_member *a, const struct vema_em_member *b)
 	       strcmp(a->hfi, b->hfi) == 0 && (a->hfi[0] != '\0' || a->lid == b->lid);
 }
 
-/* Whether a discovered member still belongs to the discovery vesw of cfg. */
+/* Whether a discovered member is still in its vesw under cfg: the window holding its index is
+ * its vesw's (else it is deleted, and the next poll discovers it into its new vesw). */
 static bool
 discovered_fits(const struct vema_em_config *cfg, const struct em_member *m)
 {
-	int v = vesw_index(cfg, m->conf.vesw_id);
+	int v = vema_em_config_discover_vesw(cfg, m->conf.vport);
 
-	return v >= 0 && cfg->vesw[v].discover && m->conf.vport >= cfg->vesw[v].discover_first &&
-	       m->conf.vport <= cfg->vesw[v].discover_last;
+	return v >= 0 && cfg->vesw[v].vesw_id == m->conf.vesw_id;
 }
 
 int

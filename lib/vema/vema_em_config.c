@@ -262,6 +262,14 @@ vema_em_vesw_init(struct vema_em_vesw *v, uint16_t vesw_id)
 	v->mcast_lid = VEMA_EM_DEFAULT_MCAST_LID;
 }
 
+/* Both vesws discover, and some vport index is in both windows. */
+static bool
+windows_overlap(const struct vema_em_vesw *a, const struct vema_em_vesw *b)
+{
+	return a->discover && b->discover && a->discover_first <= b->discover_last &&
+	       b->discover_first <= a->discover_last;
+}
+
 static int
 check_new_vesw(const struct vema_em_config *cfg, unsigned int n, const struct vema_em_vesw *v,
 	       char *err, size_t errlen)
@@ -271,11 +279,15 @@ check_new_vesw(const struct vema_em_config *cfg, unsigned int n, const struct ve
 	if (check_vesw(v, err, errlen) < 0)
 		return -EINVAL;
 	for (i = 0; i < n; i++) {
-		if (cfg->vesw[i].vesw_id == v->vesw_id)
+		const struct vema_em_vesw *o = &cfg->vesw[i];
+
+		if (o->vesw_id == v->vesw_id)
 			return set_err(err, errlen, "vesw %u is defined twice", v->vesw_id);
-		if (cfg->vesw[i].discover && v->discover)
-			return set_err(err, errlen, "vesw %u: discovery is already on in vesw %u "
-				       "(one vesw at most)", v->vesw_id, cfg->vesw[i].vesw_id);
+		if (windows_overlap(o, v))
+			return set_err(err, errlen, "vesw %u: discover %u-%u overlaps discover "
+				       "%u-%u of vesw %u (a vport index is discovered into one "
+				       "vesw)", v->vesw_id, v->discover_first, v->discover_last,
+				       o->discover_first, o->discover_last, o->vesw_id);
 	}
 	return 0;
 }
@@ -346,6 +358,20 @@ vema_em_config_default(struct vema_em_config *cfg)
 	cfg->n_vesw = 1;
 }
 
+int
+vema_em_config_discover_vesw(const struct vema_em_config *cfg, unsigned int vport)
+{
+	unsigned int i;
+
+	for (i = 0; i < cfg->n_vesw; i++) {
+		const struct vema_em_vesw *v = &cfg->vesw[i];
+
+		if (v->discover && vport >= v->discover_first && vport <= v->discover_last)
+			return (int)i;
+	}
+	return -1;
+}
+
 /* ---- the file ---- */
 
 struct parser {
@@ -358,6 +384,7 @@ struct parser {
 	unsigned int errors;
 	struct vema_em_vesw *cur;		/* current [vesw] section, or NULL */
 	unsigned int vesw_line[VEMA_EM_MAX_VESW];
+	unsigned int discover_line[VEMA_EM_MAX_VESW];
 	unsigned int member_line[VEMA_EM_MAX_MEMBERS];
 	/* keys seen in the current section (bit per vesw_keys entry, then specials) */
 	uint32_t seen;
@@ -588,15 +615,22 @@ parse_discover(struct parser *p, char *val)
 	if (!parse_u32(trim(val), &first) || !parse_u32(trim(dash + 1), &last) ||
 	    first > last || last >= VEMA_MAX_VPORTS)
 		goto bad;
-	for (i = 0; i < p->cfg->n_vesw; i++)
-		if (p->cfg->vesw[i].discover && &p->cfg->vesw[i] != p->cur) {
-			perr(p, "discover: already on in vesw %u (one vesw at most)",
-			     p->cfg->vesw[i].vesw_id);
+	for (i = 0; i < p->cfg->n_vesw; i++) {
+		const struct vema_em_vesw *o = &p->cfg->vesw[i];
+
+		if (o != p->cur && o->discover && o->discover_first <= last &&
+		    first <= o->discover_last) {
+			perr(p, "discover %u-%u of vesw %u overlaps discover %u-%u of vesw %u "
+			     "(line %u): a vport index is discovered into one vesw", first, last,
+			     p->cur->vesw_id, o->discover_first, o->discover_last, o->vesw_id,
+			     p->discover_line[i]);
 			return;
 		}
+	}
 	p->cur->discover = true;
 	p->cur->discover_first = (uint8_t)first;
 	p->cur->discover_last = (uint8_t)last;
+	p->discover_line[p->cur - p->cfg->vesw] = p->line;
 	return;
 bad:
 	perr(p, "discover: expected FIRST-LAST, vport indices 0..%u with FIRST <= LAST",

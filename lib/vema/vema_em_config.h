@@ -63,7 +63,9 @@ struct vema_em_vesw {
 	/*
 	 * Discovery: every vport in [discover_first, discover_last] found on a
 	 * host port of the fabric (Get VeswPortInfo answering eth_link_status
-	 * non-zero) and not a member elsewhere joins this vesw. One vesw at most.
+	 * non-zero) and not a member elsewhere joins this vesw. Several vesws
+	 * may discover, each in its own window: windows must not overlap, so a
+	 * vport index names at most one vesw.
 	 */
 	bool discover;
 	uint8_t discover_first;
@@ -95,7 +97,8 @@ void vema_em_config_init(struct vema_em_config *cfg);
  * no default ports, SC/VL 0, rc 0, no discovery. */
 void vema_em_vesw_init(struct vema_em_vesw *vesw, uint16_t vesw_id);
 
-/* Validate and append a vesw; -EINVAL (bad field, duplicate id), -ENOSPC. */
+/* Validate and append a vesw; -EINVAL (bad field, duplicate id, a discovery window
+ * overlapping another vesw's), -ENOSPC. */
 int vema_em_config_add_vesw(struct vema_em_config *cfg, const struct vema_em_vesw *vesw,
 			    char *err, size_t errlen);
 /* Validate and append a member of an existing vesw; -EINVAL (bad field, no such vesw,
@@ -110,6 +113,10 @@ int vema_em_config_check(const struct vema_em_config *cfg, char *err, size_t err
  * holding every vport discovered in vport indices 0..15 of every host port.
  */
 void vema_em_config_default(struct vema_em_config *cfg);
+
+/* The index in cfg->vesw of the vesw whose discovery window holds vport index
+ * 'vport', or -1. */
+int vema_em_config_discover_vesw(const struct vema_em_config *cfg, unsigned int vport);
 
 /*
  * Read a configuration file (doc/em.md). Every bad line is reported as

@@ -1239,6 +1239,167 @@ test_discovery(void **state)
 	vema_em_destroy(em);
 }
 
+/* Append vesw 'id' (defaults) discovering vport indices first..last. */
+static void
+add_window(struct vema_em_config *c, uint16_t id, uint8_t first, uint8_t last)
+{
+	struct vema_em_vesw v;
+
+	vema_em_vesw_init(&v, id);
+	v.discover = true;
+	v.discover_first = first;
+	v.discover_last = last;
+	assert_int_equal(vema_em_config_add_vesw(c, &v, NULL, 0), 0);
+}
+
+/* The member for vport 'vport' of host 'host' (which must exist) into *mi. */
+static void
+member_at(struct vema_em *em, unsigned int host, uint8_t vport, struct vema_em_member_info *mi)
+{
+	unsigned int i;
+
+	for (i = 0; i < vema_em_member_count(em); i++) {
+		assert_int_equal(vema_em_member_get(em, i, mi), 0);
+		if (strcmp(mi->member.hfi, F.h[host].name) == 0 && mi->member.vport == vport)
+			return;
+	}
+	fail_msg("no member sw%u:%u", host, vport);
+}
+
+/* Vport 'vport' of host 'host' is FORWARDING in vesw 'vesw_id' with the MAC of its LID. */
+static void
+assert_in_vesw(struct vema_em *em, unsigned int host, uint8_t vport, uint16_t vesw_id)
+{
+	struct vema_veswport_info info;
+	struct vema_em_member_info mi;
+	uint8_t mac[6];
+
+	member_at(em, host, vport, &mi);
+	assert_true(mi.discovered);
+	assert_int_equal(mi.member.vesw_id, vesw_id);
+	assert_int_equal(mi.state, VEMA_EM_FORWARDING);
+	assert_int_equal(vema_agent_vport_info(F.h[host].b.agent, vport, &info), 0);
+	assert_int_equal(info.vesw.vesw_id, vesw_id);
+	assert_int_equal(info.vport.oper_state, VEMA_STATE_FORWARDING);
+	vema_em_la_mac(0, vesw_id, F.h[host].lid, mac);
+	assert_memory_equal(info.vport.base_mac_addr, mac, 6);
+}
+
+/* A VeswPortInfo request (method) to vport idx of LID lid since log entry 'from'. */
+static unsigned int
+count_vpi(unsigned int from, uint32_t lid, uint8_t method, uint8_t idx)
+{
+	unsigned int i, n = 0;
+
+	for (i = from; i < F.n_log; i++)
+		n += F.log[i].lid == lid && F.log[i].method == method &&
+		     F.log[i].attr == VEMA_ATTR_VESWPORT_INFO && F.log[i].idx == idx;
+	return n;
+}
+
+/* A trap from LID lid about vport idx, as the agent sends it. */
+static void
+send_trap(uint32_t lid, uint8_t idx, uint8_t opcode)
+{
+	uint8_t trap[VEMA_TRAP_MAD_LEN] = { 0x80, 0x34, 0x80, VEMA_METHOD_TRAP };
+
+	vema_put_be16(trap + VEMA_MAD_OFF_ATTR_ID, VEMA_ATTR_NOTICE);
+	trap[VEMA_MAD_HDR_SIZE + 32 + 10] = idx;	/* veswportindex */
+	trap[VEMA_MAD_HDR_SIZE + 32 + 11] = opcode;
+	to_em(lid, trap, sizeof(trap));
+}
+
+/*
+ * Discovery into several vesws, each with its window of vport indices: the
+ * window of an index picks the vesw; a second index of an HFI in one window
+ * conflicts, in another window it does not; a trap from an unknown vport in a
+ * window is probed at once; a reload that moves a window deletes what left its
+ * vesw and discovers it into its new one, leaving the others alone.
+ */
+static void
+test_discovery_windows(void **state)
+{
+	struct vema_em_config *c = &F.cfg;
+	struct vema_em_member_info mi;
+	struct vema_em_stats st0, st;
+	struct vema_em *em;
+	unsigned int mark, i;
+	char err[200];
+
+	(void)state;
+	/* Host 0 (LID 1) has vports 0, 1 and 2; host 1 (LID 2) vport 1; host 2 (LID 5) none. */
+	for (i = 0; i < 3; i++)
+		assert_int_equal(vema_agent_vport_add(F.h[0].b.agent, i), 0);
+	assert_int_equal(vema_agent_vport_add(F.h[1].b.agent, 1), 0);
+	vema_em_config_init(c);
+	add_window(c, 1, 0, 1);
+	add_window(c, 2, 2, 3);
+	em = engine(c);
+	converge(em);
+	assert_int_equal(vema_em_member_count(em), 4);
+	assert_in_vesw(em, 0, 0, 1);
+	assert_in_vesw(em, 0, 2, 2);	/* a second vport of host 0, in the other window */
+	assert_in_vesw(em, 1, 1, 1);
+	member_at(em, 0, 1, &mi);	/* a second vport of host 0 in vesw 1's window */
+	assert_int_equal(mi.member.vesw_id, 1);
+	assert_int_equal(mi.state, VEMA_EM_CONFLICT);
+	assert_non_null(strstr(mi.reason, "vesw 1 already has vport 0"));
+	assert_int_equal(count_vpi(0, 1, VEMA_METHOD_SET, 1), 0);
+	/* Every index of both windows probed on host 2, nothing outside them. */
+	for (i = 0; i < 4; i++)
+		assert_int_equal(count_vpi(0, 5, VEMA_METHOD_GET, (uint8_t)i), 1);
+	assert_int_equal(count_log(0, 5, VEMA_METHOD_GET, VEMA_ATTR_VESWPORT_INFO), 4);
+
+	/* Traps from unknown vports of host 2: one in vesw 2's window is probed now, without
+	 * waiting for a poll; one outside every window is counted and ignored. */
+	assert_int_equal(vema_agent_vport_add(F.h[2].b.agent, 3), 0);
+	vema_em_get_stats(em, &st0);
+	mark = F.n_log;
+	send_trap(5, 3, VEMA_TRAP_LINK_STATUS_CHANGE);
+	send_trap(5, 9, VEMA_TRAP_LINK_STATUS_CHANGE);
+	converge(em);
+	vema_em_get_stats(em, &st);
+	assert_int_equal(st.polls, st0.polls);
+	assert_int_equal(st.traps_unknown - st0.traps_unknown, 1);	/* index 9 */
+	assert_int_equal(count_vpi(mark, 5, VEMA_METHOD_GET, 9), 0);
+	assert_true(count_vpi(mark, 5, VEMA_METHOD_GET, 3) >= 1);
+	assert_int_equal(vema_em_member_count(em), 5);
+	assert_in_vesw(em, 2, 3, 2);
+
+	/* Index 1 moves out of vesw 1's window into vesw 3's. */
+	vema_em_config_init(c);
+	add_window(c, 1, 0, 0);
+	add_window(c, 2, 2, 3);
+	add_window(c, 3, 1, 1);
+	mark = F.n_log;
+	assert_int_equal(vema_em_reload(em, c, err, sizeof(err)), 0);
+	converge(em);
+	assert_true(has_note("vesw 1 sw1:1 (lid 0x2): removed from the configuration"));
+	/* Host 1's vport 1 was FORWARDING in vesw 1: deleted, then discovered into vesw 3;
+	 * host 0's vport 1 (a conflict, never configured) just joins vesw 3. */
+	assert_int_equal(count_log(mark, 2, VEMA_METHOD_SET, VEMA_ATTR_DELETE_VESW), 1);
+	assert_int_equal(count_log(mark, 1, VEMA_METHOD_SET, VEMA_ATTR_DELETE_VESW), 0);
+	assert_int_equal(count_vpi(mark, 2, VEMA_METHOD_SET, 1), 1);
+	assert_int_equal(count_vpi(mark, 1, VEMA_METHOD_SET, 1), 1);
+	assert_in_vesw(em, 0, 1, 3);
+	assert_in_vesw(em, 1, 1, 3);
+	/* The others stay where they were, untouched. */
+	assert_int_equal(count_vpi(mark, 1, VEMA_METHOD_SET, 0), 0);
+	assert_int_equal(count_vpi(mark, 1, VEMA_METHOD_SET, 2), 0);
+	assert_int_equal(count_log(mark, 5, VEMA_METHOD_SET, 0), 0);
+	assert_in_vesw(em, 0, 0, 1);
+	assert_in_vesw(em, 0, 2, 2);
+	assert_in_vesw(em, 2, 3, 2);
+	assert_int_equal(vema_em_member_count(em), 5);
+	vema_em_get_stats(em, &st);
+	assert_int_equal(st.forwarding, 5);
+	/* And the polls after it are quiet. */
+	mark = F.n_log;
+	next_poll(em);
+	assert_int_equal(count_log(mark, 0, VEMA_METHOD_SET, 0), 0);
+	vema_em_destroy(em);
+}
+
 static void
 test_unresolved_and_create_errors(void **state)
 {
@@ -1293,6 +1454,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_reload_replace_all, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idempotent_restart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_discovery, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_discovery_windows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unresolved_and_create_errors, setup,
 						teardown),
 	};

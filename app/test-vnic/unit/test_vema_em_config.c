@@ -176,8 +176,13 @@ test_errors(void **state)
 	expect_error("", "no [vesw ID] section");
 	expect_error("[vesw 1]\ndiscover = 3\n", "t.conf:2: discover: expected FIRST-LAST");
 	expect_error("[vesw 1]\ndiscover = 4-3\n", "discover: expected FIRST-LAST");
+	/* Discovery windows of two vesws must not share an index; both vesws are named. */
 	expect_error("[vesw 1]\ndiscover = 0-3\n[vesw 2]\ndiscover = 0-3\n",
-		     "t.conf:4: discover: already on in vesw 1");
+		     "t.conf:4: discover 0-3 of vesw 2 overlaps discover 0-3 of vesw 1 (line 2)");
+	expect_error("[vesw 1]\ndiscover = 0-3\n[vesw 2]\ndiscover = 3-5\n",
+		     "t.conf:4: discover 3-5 of vesw 2 overlaps discover 0-3 of vesw 1 (line 2)");
+	expect_error("[vesw 5]\ndiscover = 2-3\n[vesw 2]\n\ndiscover = 0-9\n",
+		     "t.conf:5: discover 0-9 of vesw 2 overlaps discover 2-3 of vesw 5 (line 2)");
 	expect_error("trap_sl = 32\n[vesw 1]\nmember = sw0:0\n", "t.conf:1: trap_sl '32': "
 		     "expected 0..31");
 	expect_error("em_lid = 0xf00000\n[vesw 1]\nmember = sw0:0\n", "em_lid '0xf00000': "
@@ -251,6 +256,58 @@ test_programmatic(void **state)
 }
 
 static void
+test_several_discovery_vesws(void **state)
+{
+	struct vema_em_vesw v;
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(parse(
+		"[vesw 1]\ndiscover = 0-3\n"
+		"[vesw 2]\ndiscover = 4-4\n"
+		"[vesw 9]\nmember = sw0:9\ndiscover = 5-7\n"
+		"[vesw 3]\nmember = sw0:8\n"), 0);
+	assert_string_equal(err, "");
+	assert_int_equal(cfg.n_vesw, 4);
+	assert_true(cfg.vesw[0].discover && cfg.vesw[1].discover && cfg.vesw[2].discover);
+	assert_false(cfg.vesw[3].discover);
+	assert_int_equal(cfg.vesw[1].discover_first, 4);
+	assert_int_equal(cfg.vesw[1].discover_last, 4);
+	assert_int_equal(cfg.vesw[2].discover_first, 5);
+	assert_int_equal(cfg.vesw[2].discover_last, 7);
+	assert_int_equal(vema_em_config_check(&cfg, err, sizeof(err)), 0);
+	/* Each index names the vesw of its window, or none. */
+	for (i = 0; i <= 3; i++)
+		assert_int_equal(vema_em_config_discover_vesw(&cfg, i), 0);
+	assert_int_equal(vema_em_config_discover_vesw(&cfg, 4), 1);
+	for (i = 5; i <= 7; i++)
+		assert_int_equal(vema_em_config_discover_vesw(&cfg, i), 2);
+	assert_int_equal(vema_em_config_discover_vesw(&cfg, 8), -1);
+	assert_int_equal(vema_em_config_discover_vesw(&cfg, 255), -1);
+
+	/* Built in code: an overlapping window is refused, naming both vesws. */
+	vema_em_vesw_init(&v, 4);
+	v.discover = true;
+	v.discover_first = 7;
+	v.discover_last = 9;
+	assert_int_equal(vema_em_config_add_vesw(&cfg, &v, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "vesw 4: discover 7-9 overlaps discover 5-7 of vesw 9"));
+	assert_int_equal(cfg.n_vesw, 4);
+	v.discover_first = 8;
+	assert_int_equal(vema_em_config_add_vesw(&cfg, &v, err, sizeof(err)), 0);
+	/* A window without discover on does not count. */
+	vema_em_vesw_init(&v, 6);
+	v.discover_first = 0;
+	v.discover_last = 255;
+	assert_int_equal(vema_em_config_add_vesw(&cfg, &v, err, sizeof(err)), 0);
+	assert_int_equal(vema_em_config_discover_vesw(&cfg, 200), -1);
+	/* And check() sees an overlap written by hand. */
+	cfg.vesw[1].discover_last = 5;
+	assert_int_equal(vema_em_config_check(&cfg, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "vesw 9: discover 5-7 overlaps discover 4-5 of vesw 2"));
+}
+
+static void
 test_example_file(void **state)
 {
 	(void)state;
@@ -267,6 +324,7 @@ main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_long_line_and_load),
 		cmocka_unit_test(test_programmatic),
+		cmocka_unit_test(test_several_discovery_vesws),
 		cmocka_unit_test(test_example_file),
 	};
 
