@@ -4,10 +4,11 @@
 #
 # The main job (README's first command): dpdk-testpmd with four net_opa_vnic
 # ports on four software HFIs of the in-process fabric. The PMD's embedded
-# Ethernet Manager, with no configuration, puts every vport into vswitch 1
-# with a MAC carrying its LID and sets it FORWARDING; once the four links are
-# up (LSC events), testpmd forwards traffic, prints per-port statistics and
-# exits by itself. Usage: demo.sh <builddir>
+# Ethernet Manager, with no configuration, puts vport index i into vswitch
+# i + 1: these four vports 0 share vswitch 1, each with a MAC carrying its
+# LID, FORWARDING. Once the four links are up (LSC events), testpmd forwards
+# traffic, prints per-port statistics and exits by itself.
+# Usage: demo.sh <builddir>
 set -eu
 build=$1
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,7 +43,7 @@ vnic_testpmd "$work/out" "$work/cmd" "${vdevs[@]}" -- -i --total-num-mbufs=32768
 	--forward-mode=io "${peers[@]}" || { tail -n 40 "$work/out"; exit 1; }
 
 echo
-echo "== the embedded EM: every vport into vswitch 1, FORWARDING"
+echo "== the embedded EM: vport 0 of every HFI into vswitch 1, FORWARDING"
 grep -E 'embedded EM .* started|-> forwarding' "$work/out" | sed 's/^opa_vnic: em\[default\]: /   /'
 echo
 echo "== ports (MAC 02:<vesw>0:00:<LID>:00:00) and their links"

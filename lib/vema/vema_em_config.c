@@ -345,17 +345,25 @@ vema_em_config_check(const struct vema_em_config *cfg, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * A vesw per vport index: hfi1 takes one vport per vesw on an HFI, so a
+ * single vesw would bring up one vport per HFI and leave the others in
+ * conflict. Index 0 of every HFI still shares vesw 1.
+ */
 void
 vema_em_config_default(struct vema_em_config *cfg)
 {
-	struct vema_em_vesw *v = &cfg->vesw[0];
+	unsigned int i;
 
 	vema_em_config_init(cfg);
-	vema_em_vesw_init(v, 1);
-	v->discover = true;
-	v->discover_first = VEMA_EM_DISCOVER_FIRST;
-	v->discover_last = VEMA_EM_DISCOVER_LAST;
-	cfg->n_vesw = 1;
+	for (i = VEMA_EM_DISCOVER_FIRST; i <= VEMA_EM_DISCOVER_LAST; i++) {
+		struct vema_em_vesw *v = &cfg->vesw[cfg->n_vesw++];
+
+		vema_em_vesw_init(v, VEMA_EM_DEFAULT_VESW_ID(i));
+		v->discover = true;
+		v->discover_first = (uint8_t)i;
+		v->discover_last = (uint8_t)i;
+	}
 }
 
 int

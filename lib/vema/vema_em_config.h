@@ -38,9 +38,11 @@
 #define VEMA_EM_DEFAULT_PKEY		0x8001	/* full member of partition 1 */
 #define VEMA_EM_DEFAULT_MCAST_LID	0xf00000u	/* the first 24-bit multicast LID */
 #define VEMA_EM_DEFAULT_ETH_MTU		VEMA_POD_ETH_MTU
-/* Vport indices probed on every host port by discovery, by default. */
+/* Vport indices probed on every host port by discovery, by default: index i
+ * into vesw VEMA_EM_DEFAULT_VESW_ID(i). */
 #define VEMA_EM_DISCOVER_FIRST		0
 #define VEMA_EM_DISCOVER_LAST		15
+#define VEMA_EM_DEFAULT_VESW_ID(i)	((uint16_t)((i) - VEMA_EM_DISCOVER_FIRST + 1))
 
 /* One virtual Ethernet switch: the fields the EM writes into VeswPortInfo. */
 struct vema_em_vesw {
@@ -109,8 +111,10 @@ int vema_em_config_add_member(struct vema_em_config *cfg, const struct vema_em_m
 int vema_em_config_check(const struct vema_em_config *cfg, char *err, size_t errlen);
 
 /*
- * The default when no configuration is given: one vesw (id 1, defaults)
- * holding every vport discovered in vport indices 0..15 of every host port.
+ * The default when no configuration is given: 16 vesws with the defaults,
+ * vesw i + 1 discovering vport index i (i = 0..15) of every host port. Every
+ * index gets a vswitch of its own (a vswitch takes one vport per HFI), and
+ * vport 0 of every HFI shares vesw 1.
  */
 void vema_em_config_default(struct vema_em_config *cfg);
 

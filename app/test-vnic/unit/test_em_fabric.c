@@ -80,10 +80,11 @@ all_forwarding(struct env *env, void *arg)
 }
 
 static int
-setup(void **state)
+setup_vports(void **state, unsigned int n_vports)
 {
 	struct env *env = calloc(1, sizeof(*env));
-	struct vema_sim_params sp = { .n_hosts = N_HOSTS, .n_vports = 1, .sample_macs = true };
+	struct vema_sim_params sp = { .n_hosts = N_HOSTS, .n_vports = n_vports,
+				      .sample_macs = true };
 	char err[200];
 
 	assert_non_null(env);
@@ -92,6 +93,19 @@ setup(void **state)
 	assert_int_equal(vema_sim_start(&sp, &env->sim, err, sizeof(err)), 0);
 	*state = env;
 	return 0;
+}
+
+static int
+setup(void **state)
+{
+	return setup_vports(state, 1);
+}
+
+/* Two vports (0 and 1) on every host. */
+static int
+setup2(void **state)
+{
+	return setup_vports(state, 2);
 }
 
 static int
@@ -319,6 +333,64 @@ test_embedded_default(void **state)
 	opa_vnic_em_embedded_stop(em);
 }
 
+/*
+ * The default configuration with two vports on every HFI: both come up, vport
+ * index i in vswitch i + 1 with the MAC of that vswitch and the HFI's LID, and
+ * each vswitch's MAC tables hold the MACs of its own vports only.
+ */
+static void
+test_embedded_default_two_vports(void **state)
+{
+	static struct vema_mac_entry slots[VEMA_MAC_TBL_SIZE];
+	struct env *env = *state;
+	struct opa_vnic_em *em = start_em(env, NULL);
+	struct vema_em *e = opa_vnic_em_engine(em);
+	struct vema_em_member_info mi;
+	struct vema_veswport_info info;
+	struct vema_em_stats st;
+	unsigned int i, h, v;
+	uint32_t digest;
+
+	wait_for(env, all_forwarding, e, "every discovered vport FORWARDING");
+	vema_em_get_stats(e, &st);
+	assert_int_equal(st.members, 2 * N_HOSTS);
+	assert_int_equal(st.forwarding, 2 * N_HOSTS);
+	for (i = 0; i < vema_em_member_count(e); i++) {
+		assert_int_equal(vema_em_member_get(e, i, &mi), 0);
+		assert_true(mi.discovered);
+		assert_int_equal(mi.state, VEMA_EM_FORWARDING);
+		assert_int_equal(mi.member.vesw_id, mi.member.vport + 1);
+	}
+	for (h = 0; h < N_HOSTS; h++)
+		for (v = 0; v < 2; v++) {
+			uint32_t lid = vema_sim_lid(env->sim, h);
+			uint8_t want[6];
+
+			assert_int_equal(vema_sim_vport_info(env->sim, h, (uint8_t)v, &info), 0);
+			assert_int_equal(info.vesw.vesw_id, v + 1);
+			assert_int_equal(info.vport.oper_state, VEMA_STATE_FORWARDING);
+			assert_int_equal(info.vport.encap_slid, lid);
+			vema_em_la_mac(0, (uint16_t)(v + 1), lid, want);
+			assert_memory_equal(info.vport.base_mac_addr, want, 6);
+		}
+	/* Host 0's vport 1 learned host 1's vport 1 (sample MAC 16h + v), not its vport 0. */
+	{
+		const uint8_t s11[6] = { 0x00, 0x00, 0x5e, 0x00, 0x53, 0x11 };
+		const uint8_t s10[6] = { 0x00, 0x00, 0x5e, 0x00, 0x53, 0x10 };
+		int at = -1;
+
+		assert_int_equal(vema_sim_mac_table(env->sim, 0, 1, slots, &digest), 0);
+		for (i = 0; i < VEMA_MAC_TBL_SIZE; i++) {
+			if (memcmp(slots[i].mac_addr, s11, 6) == 0)
+				at = (int)i;
+			assert_memory_not_equal(slots[i].mac_addr, s10, 6);
+		}
+		assert_true(at >= 0);
+		assert_int_equal(slots[at].dlid_sd, vema_sim_lid(env->sim, 1) << 8);
+	}
+	opa_vnic_em_embedded_stop(em);
+}
+
 static void
 test_open_errors(void **state)
 {
@@ -345,6 +417,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_configure_learn_trap_reload_restart, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_embedded_default, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_embedded_default_two_vports, setup2, teardown),
 		cmocka_unit_test_setup_teardown(test_open_errors, setup, teardown),
 	};
 

@@ -1170,75 +1170,6 @@ test_idempotent_restart(void **state)
 	vema_em_destroy(em);
 }
 
-static void
-test_discovery(void **state)
-{
-	struct vema_em_config *c = &F.cfg;
-	struct vema_veswport_info info;
-	struct vema_em_member_info mi;
-	struct vema_em *em;
-	unsigned int i, n_fwd = 0, n_conflict = 0;
-	uint8_t mac[6];
-
-	(void)state;
-	/* Host 0 has vports 0 and 3 (one vesw, one vport per HFI: 3 conflicts),
-	 * host 1 vport 1, host 2 none. */
-	assert_int_equal(vema_agent_vport_add(F.h[0].b.agent, 0), 0);
-	assert_int_equal(vema_agent_vport_add(F.h[0].b.agent, 3), 0);
-	assert_int_equal(vema_agent_vport_add(F.h[1].b.agent, 1), 0);
-	assert_int_equal(vema_agent_vport_add(F.h[1].b.agent, 1), -EEXIST);
-	assert_int_equal(vema_agent_vport_info(F.h[1].b.agent, 1, &info), 0);
-	assert_int_equal(info.vport.eth_link_status, VEMA_LINK_DOWN);
-	vema_em_config_default(c);
-	em = engine(c);
-	converge(em);
-	assert_int_equal(vema_em_member_count(em), 3);
-	for (i = 0; i < 3; i++) {
-		assert_int_equal(vema_em_member_get(em, i, &mi), 0);
-		assert_true(mi.discovered);
-		assert_int_equal(mi.member.vesw_id, 1);
-		if (mi.state == VEMA_EM_CONFLICT) {
-			n_conflict++;
-			assert_int_equal(mi.member.vport, 3);
-			assert_non_null(strstr(mi.reason, "vesw 1 already has vport 0"));
-			continue;
-		}
-		assert_int_equal(mi.state, VEMA_EM_FORWARDING);
-		n_fwd++;
-	}
-	assert_int_equal(n_fwd, 2);
-	assert_int_equal(n_conflict, 1);
-	assert_int_equal(vema_agent_vport_info(F.h[1].b.agent, 1, &info), 0);
-	vema_em_la_mac(0, 1, 2, mac);
-	assert_memory_equal(info.vport.base_mac_addr, mac, 6);
-	assert_int_equal(info.vesw.vesw_id, 1);
-	assert_int_equal(info.vesw.pkey, VEMA_EM_DEFAULT_PKEY);
-	assert_int_equal(info.vesw.u_mcast_dlid, VEMA_EM_DEFAULT_MCAST_LID);
-	assert_int_equal(info.vport.oper_state, VEMA_STATE_FORWARDING);
-	/* The conflicting vport and the missing ones were left alone. */
-	assert_int_equal(vema_agent_vport_info(F.h[0].b.agent, 3, &info), 0);
-	assert_int_equal(info.vesw.vesw_id, 0);
-	assert_int_equal(vema_agent_vport_info(F.h[2].b.agent, 0, &info), -ENOENT);
-	assert_int_equal(count_log(0, 5, VEMA_METHOD_GET, VEMA_ATTR_VESWPORT_INFO), 16);
-	assert_int_equal(count_log(0, 5, VEMA_METHOD_SET, 0), 1);	/* ClassPortInfo only */
-	/* A vport created later on host 2 is found by the next poll. */
-	assert_int_equal(vema_agent_vport_add(F.h[2].b.agent, 5), 0);
-	next_poll(em);
-	assert_int_equal(vema_em_member_count(em), 4);
-	assert_int_equal(vema_agent_vport_info(F.h[2].b.agent, 5, &info), 0);
-	assert_int_equal(info.vport.oper_state, VEMA_STATE_FORWARDING);
-	/* The fabric cannot be read for a poll: nobody is taken to have left. */
-	F.fabric_error = -EIO;
-	next_poll(em);
-	F.fabric_error = 0;
-	assert_int_equal(vema_em_member_count(em), 4);
-	/* Host 2 leaves the fabric: its vport goes with it. */
-	F.h[2].present = false;
-	next_poll(em);
-	assert_int_equal(vema_em_member_count(em), 3);
-	vema_em_destroy(em);
-}
-
 /* Append vesw 'id' (defaults) discovering vport indices first..last. */
 static void
 add_window(struct vema_em_config *c, uint16_t id, uint8_t first, uint8_t last)
@@ -1307,6 +1238,83 @@ send_trap(uint32_t lid, uint8_t idx, uint8_t opcode)
 	trap[VEMA_MAD_HDR_SIZE + 32 + 10] = idx;	/* veswportindex */
 	trap[VEMA_MAD_HDR_SIZE + 32 + 11] = opcode;
 	to_em(lid, trap, sizeof(trap));
+}
+
+/*
+ * The default configuration: vport index i of every host port in vesw i + 1.
+ * Two vports of one HFI come up in two vswitches; vport 0 of every HFI shares
+ * vesw 1.
+ */
+static void
+test_discovery(void **state)
+{
+	struct vema_em_config *c = &F.cfg;
+	struct vema_veswport_info info;
+	struct vema_em_member_info mi;
+	struct vema_em *em;
+	unsigned int i;
+
+	(void)state;
+	/* Host 0 has vports 0 and 3, host 1 vports 0 and 1, host 2 none. */
+	assert_int_equal(vema_agent_vport_add(F.h[0].b.agent, 0), 0);
+	assert_int_equal(vema_agent_vport_add(F.h[0].b.agent, 3), 0);
+	assert_int_equal(vema_agent_vport_add(F.h[1].b.agent, 0), 0);
+	assert_int_equal(vema_agent_vport_add(F.h[1].b.agent, 1), 0);
+	assert_int_equal(vema_agent_vport_add(F.h[1].b.agent, 1), -EEXIST);
+	assert_int_equal(vema_agent_vport_info(F.h[1].b.agent, 1, &info), 0);
+	assert_int_equal(info.vport.eth_link_status, VEMA_LINK_DOWN);
+	memcpy(F.h[1].uc[1][0], (uint8_t[6]){ 0x00, 0x00, 0x5e, 0x00, 0x53, 0x12 }, 6);
+	F.h[1].b.uc[1].n = 1;
+	vema_em_config_default(c);
+	em = engine(c);
+	converge(em);
+	assert_int_equal(vema_em_member_count(em), 4);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(vema_em_member_get(em, i, &mi), 0);
+		assert_int_equal(mi.state, VEMA_EM_FORWARDING);	/* no conflict */
+		assert_string_equal(mi.reason, "");
+	}
+	assert_in_vesw(em, 0, 0, 1);
+	assert_in_vesw(em, 1, 0, 1);
+	assert_in_vesw(em, 0, 3, 4);
+	assert_in_vesw(em, 1, 1, 2);
+	assert_int_equal(vema_agent_vport_info(F.h[1].b.agent, 1, &info), 0);
+	assert_int_equal(info.vesw.pkey, VEMA_EM_DEFAULT_PKEY);
+	assert_int_equal(info.vesw.u_mcast_dlid, VEMA_EM_DEFAULT_MCAST_LID);
+	assert_int_equal(info.vport.encap_slid, 2);
+	/* Vport 0 of hosts 0 and 1 share vesw 1: each MAC table holds the other's MACs. */
+	{
+		static struct vema_mac_entry slots[VEMA_MAC_TBL_SIZE];
+		uint32_t digest;
+
+		table_of(1, slots, &digest);
+		assert_true(slot_of(slots, F.h[0].uc[0][0]) >= 0);
+		assert_int_equal(used_slots(slots), 2);
+		/* Host 1's vport 1 (vesw 2) is not in vesw 1's tables. */
+		table_of(0, slots, &digest);
+		assert_true(slot_of(slots, F.h[1].uc[0][0]) >= 0);
+		assert_int_equal(slot_of(slots, F.h[1].uc[1][0]), -1);
+		assert_int_equal(used_slots(slots), 1);
+	}
+	/* The missing ones were left alone: indices 0..15 probed, nothing Set. */
+	assert_int_equal(vema_agent_vport_info(F.h[2].b.agent, 0, &info), -ENOENT);
+	assert_int_equal(count_log(0, 5, VEMA_METHOD_GET, VEMA_ATTR_VESWPORT_INFO), 16);
+	assert_int_equal(count_log(0, 5, VEMA_METHOD_SET, 0), 1);	/* ClassPortInfo only */
+	/* A vport created later on host 2 is found by the next poll, into its own vesw. */
+	assert_int_equal(vema_agent_vport_add(F.h[2].b.agent, 5), 0);
+	next_poll(em);
+	assert_int_equal(vema_em_member_count(em), 5);
+	assert_in_vesw(em, 2, 5, 6);
+	/* The fabric cannot be read for a poll: nobody is taken to have left. */
+	F.fabric_error = -EIO;
+	next_poll(em);
+	F.fabric_error = 0;
+	assert_int_equal(vema_em_member_count(em), 5);
+	/* Host 2 leaves the fabric: its vport goes with it. */
+	F.h[2].present = false;
+	next_poll(em);
+	assert_int_equal(vema_em_member_count(em), 4);
+	vema_em_destroy(em);
 }
 
 /*

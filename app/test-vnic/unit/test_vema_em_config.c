@@ -244,14 +244,41 @@ test_programmatic(void **state)
 	cfg.vesw[0].def_port_mask = 0x1;	/* default port 0 without a LID */
 	assert_int_equal(vema_em_config_check(&cfg, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "u_ucast_dlid is 0"));
-	/* The default: discovery into vesw 1. */
+}
+
+/* The default: vport index i of every host port into vesw i + 1, i = 0..15. */
+static void
+test_default(void **state)
+{
+	struct vema_em_vesw dflt;
+	unsigned int i;
+
+	(void)state;
 	vema_em_config_default(&cfg);
-	assert_int_equal(cfg.n_vesw, 1);
-	assert_int_equal(cfg.vesw[0].vesw_id, 1);
-	assert_true(cfg.vesw[0].discover);
-	assert_int_equal(cfg.vesw[0].discover_first, 0);
-	assert_int_equal(cfg.vesw[0].discover_last, 15);
+	assert_int_equal(cfg.n_vesw, 16);
 	assert_int_equal(cfg.n_members, 0);
+	assert_int_equal(cfg.trap_sl, 0);
+	assert_int_equal(cfg.em_lid, 0);
+	for (i = 0; i < 16; i++) {
+		const struct vema_em_vesw *v = &cfg.vesw[i];
+
+		assert_int_equal(v->vesw_id, i + 1);
+		assert_int_equal(VEMA_EM_DEFAULT_VESW_ID(i), i + 1);
+		assert_true(v->discover);
+		assert_int_equal(v->discover_first, i);
+		assert_int_equal(v->discover_last, i);
+		/* Every other field is a vesw's default. */
+		vema_em_vesw_init(&dflt, (uint16_t)(i + 1));
+		dflt.discover = true;
+		dflt.discover_first = dflt.discover_last = (uint8_t)i;
+		assert_memory_equal(v, &dflt, sizeof(dflt));
+		assert_int_equal(v->pkey, VEMA_EM_DEFAULT_PKEY);
+		assert_int_equal(v->eth_mtu, 1500);
+		assert_int_equal(v->mcast_lid, VEMA_EM_DEFAULT_MCAST_LID);
+		assert_int_equal(v->fabric_id, 0);
+		assert_int_equal(vema_em_config_discover_vesw(&cfg, i), (int)i);
+	}
+	assert_int_equal(vema_em_config_discover_vesw(&cfg, VEMA_EM_DISCOVER_LAST + 1), -1);
 	assert_int_equal(vema_em_config_check(&cfg, err, sizeof(err)), 0);
 }
 
@@ -325,6 +352,7 @@ main(void)
 		cmocka_unit_test(test_long_line_and_load),
 		cmocka_unit_test(test_programmatic),
 		cmocka_unit_test(test_several_discovery_vesws),
+		cmocka_unit_test(test_default),
 		cmocka_unit_test(test_example_file),
 	};
 

@@ -7,7 +7,7 @@
  * started with the first vport of that fabric and stopped with its last
  * one. Each is the EM simulator of opa_vnic_em.h on a management HFI of its
  * own, driven by a DPDK control thread; its configuration is the em_config
- * file or, without one, one vesw (id 1) holding every vport it discovers.
+ * file or, without one, vport index i of every HFI in vesw i + 1 (0..15).
  */
 
 #include <errno.h>
@@ -118,7 +118,7 @@ em_start(const char *fabric, const char *config, char *err, size_t errlen)
 	em_count++;
 	OPA_VNIC_LOG(INFO, "em[%s]: embedded EM %s started as LID 0x%x (%s)",
 		     r->fabric[0] ? r->fabric : "default", name, opa_vnic_em_lid(r->em),
-		     r->config[0] ? r->config : "one vesw, id 1, holding every vport");
+		     r->config[0] ? r->config : "default: vport index i in vesw i + 1, i = 0..15");
 	return r;
 }
 
@@ -140,25 +140,14 @@ em_embedded(const struct opa_vnic_vport *vp, const struct opa_vnic_devargs *da)
 	       strncmp(vport_fabric(vp), "shm:", 4) != 0;
 }
 
-/* What the default configuration (one vesw, indices 0..15 discovered) cannot bring up. */
+/* What the default configuration (index i in vesw i + 1, i = 0..15) cannot bring up. */
 static void
 default_config_hints(const struct opa_vnic_vport *vp)
 {
-	struct opa_vnic_hfi *hfi = vp->hfi;
-	unsigned int i, others = 0;
-
 	if (vp->index > VEMA_EM_DISCOVER_LAST)
 		OPA_VNIC_LOG(WARNING, "%s: the embedded EM's default configuration finds vport "
 			     "indices %u..%u only: give em_config=FILE to configure vport %u",
 			     vp->name, VEMA_EM_DISCOVER_FIRST, VEMA_EM_DISCOVER_LAST, vp->index);
-	pthread_mutex_lock(&hfi->lock);
-	for (i = 0; i <= OPA_VNIC_MAX_VPORT; i++)
-		others += hfi->vports[i] != NULL && hfi->vports[i] != vp;
-	pthread_mutex_unlock(&hfi->lock);
-	if (others != 0)
-		OPA_VNIC_LOG(WARNING, "%s: the embedded EM's default configuration has one vswitch, "
-			     "which takes one vport per HFI: give em_config=FILE to use several "
-			     "vports of hfi=%s", vp->name, hfi->name);
 }
 
 int
