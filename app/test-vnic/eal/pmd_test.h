@@ -130,6 +130,7 @@ void pt_test_probe_errors(void **state);
 void pt_test_hotplug(void **state);
 void pt_test_em_conformance(void **state);
 void pt_test_em_none(void **state);
+void pt_test_em_default(void **state);
 void pt_test_em_e2e(void **state);
 void pt_test_rx_buffers(void **state);
 

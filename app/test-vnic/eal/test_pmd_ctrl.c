@@ -7,8 +7,10 @@
  * HFI answering over the fabric's MAD channel, vports brought up by an EM
  * (LSC events), the counters VEMA reports against the ethdev xstats, traps
  * on application changes, indices the EM configures without a port, ports
- * without any EM, and the embedded EM end to end (two vswitches, a learned
- * MAC, DeleteVesw). The waits are bounded only to fail instead of hanging.
+ * without any EM, the embedded EM's default configuration (every probed
+ * vport up, index i in vswitch i + 1), and the embedded EM end to end (two
+ * vswitches, a learned MAC, DeleteVesw). The waits are bounded only to fail
+ * instead of hanging.
  */
 
 #include <stddef.h>
@@ -614,6 +616,69 @@ pt_test_em_none(void **state)
 	port_remove(&x);
 	assert_int_equal(mgmt_ports("other"), 1);
 	port_remove(&y);
+}
+
+/* ---- em-default: the embedded EM without a configuration ---- */
+
+/*
+ * em-default: the embedded EM's default configuration (em=on, no em_config)
+ * brings up every probed vport, two of one HFI among them: vport index i is
+ * in vswitch i + 1 with the MAC of that vswitch and its HFI's LID. Vport 0 of
+ * both HFIs exchange traffic in vswitch 1; vport 1, alone in vswitch 2, gets
+ * none of it, and what it sends to vswitch 1's MACs is dropped where it lands.
+ */
+void
+pt_test_em_default(void **state)
+{
+	static const char *const args[3] = {
+		"net_opa_vnic0,hfi=sw0,lid=1,vport=0",
+		"net_opa_vnic1,hfi=sw0,vport=1",
+		"net_opa_vnic2,hfi=sw1,lid=2,vport=0",
+	};
+	static const uint16_t vesw[3] = { 1, 2, 1 };
+	static const uint32_t lid[3] = { 1, 1, 2 };
+	struct rte_ether_addr bcast = { { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } };
+	struct rte_pmd_opa_vnic_info info;
+	struct port p[3];
+	uint16_t ids[3];
+	uint64_t nohandler;
+	unsigned int i;
+
+	RTE_SET_USED(state);
+	for (i = 0; i < 3; i++) {
+		port_probe(&p[i], args[i]);
+		ids[i] = p[i].id;
+	}
+	for (i = 0; i < 3; i++)
+		assert_int_equal(pt_port_setup(ids[i], 1, 1, pt_mp, 0), 0);
+	for (i = 0; i < 3; i++) {
+		pt_wait_lsc(&p[i].lsc, &p[i].seen, RTE_ETH_LINK_UP, UP_MS);
+		assert_int_equal(link_status(ids[i]), RTE_ETH_LINK_UP);
+		assert_int_equal(rte_pmd_opa_vnic_get_info(ids[i], &info), 0);
+		assert_int_equal(info.vesw_id, vesw[i]);
+		assert_int_equal(info.oper_state, RTE_PMD_OPA_VNIC_STATE_FORWARDING);
+		assert_memory_equal(pt_mac(ids[i]).addr_bytes, la_mac(vesw[i], lid[i]).addr_bytes,
+				    6);
+	}
+
+	/* Vport 0 of sw0 and of sw1 reach each other in vswitch 1. */
+	assert_int_equal(send_to(ids[0], pt_mac(ids[2]), ids[2], 4, 100, PT_WAIT_MS), 4);
+	assert_int_equal(send_to(ids[2], pt_mac(ids[0]), ids[0], 4, 100, PT_WAIT_MS), 4);
+	assert_int_equal(send_to(ids[2], bcast, ids[0], 3, 100, PT_WAIT_MS), 3);
+	assert_int_equal(send_to(ids[0], bcast, ids[2], 3, 100, PT_WAIT_MS), 3);
+	/* None of it reached vport 1 of sw0, in vswitch 2. */
+	assert_int_equal(pt_rx(&ids[1], 1, NULL, NULL, UINT32_MAX, 200), 0);
+	/* Its frames to sw1's vport 0 reach sw1 with no vport for vswitch 2 there. */
+	nohandler = pt_xstat(ids[2], "rx_nohandler_dropped");
+	assert_int_equal(send_to(ids[1], pt_mac(ids[2]), ids[2], 3, 100, 200), 0);
+	assert_int_equal(pt_xstat(ids[2], "rx_nohandler_dropped"), nohandler + 3);
+	/* Nobody went down on the way. */
+	for (i = 0; i < 3; i++)
+		assert_int_equal(__atomic_load_n(&p[i].lsc.downs, __ATOMIC_ACQUIRE), 0);
+
+	for (i = 0; i < 3; i++)
+		port_remove(&p[i]);
+	pt_assert_pool_full(pt_mp);
 }
 
 /* ---- em-e2e: the embedded EM ---- */

@@ -33,6 +33,7 @@ static const struct pt_scenario scenarios[] = {
 	{ "hotplug", NULL, pt_test_hotplug },
 	{ "em-conformance", NULL, pt_test_em_conformance },
 	{ "em-none", NULL, pt_test_em_none },
+	{ "em-default", NULL, pt_test_em_default },
 	{ "em-e2e", NULL, pt_test_em_e2e },
 	{ "rxbuf", NULL, pt_test_rx_buffers },
 	{ "rxbuf-split", NULL, pt_test_rx_buffers },
