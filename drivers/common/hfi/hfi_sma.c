@@ -22,7 +22,7 @@
 #define TXE_NUM_DATA_VL		8	/* data VLs with send credits (hfi1 chip.h) */
 #define VL15			15
 #define ILLEGAL_VL		12	/* hfi1 mad.c: what SC2VLt holds for "VL15" */
-#define SMA_IDLE_MIN_MTU	2048	/* VL15 MTU floor (OPAv1) */
+#define VL15_MIN_MTU		2048	/* VL15 MTU floor (OPAv1) */
 #define RESP_TIME_VALUE		3	/* hfi1: 32.768 us */
 #define REPLAY_BUFFER_LTPS	0x80
 #define OPA_COLLECTIVE_NR	1	/* rdma/opa_addr.h */
@@ -693,8 +693,8 @@ set_vl_mtus(struct req *r, const struct hfi_smp_port_info *pi)
 	}
 	/* VL15 carries MADs: never below 2048 (OPAv1) */
 	mtu = hfi_smp_enum_to_mtu(pi->neigh_mtu[VL15 / 2] & 0x0f);
-	if (mtu < SMA_IDLE_MIN_MTU || mtu == HFI_SMP_MTU_INVALID)
-		mtu = SMA_IDLE_MIN_MTU;
+	if (mtu < VL15_MIN_MTU || mtu == HFI_SMP_MTU_INVALID)
+		mtu = VL15_MIN_MTU;
 	mtus[VL15] = (uint16_t)mtu;
 	if (memcmp(mtus, sma->vl_mtu, sizeof(mtus)) == 0)
 		return;
@@ -1471,7 +1471,7 @@ default_tables(struct hfi_sma *sma)
 	for (i = 0; i < HFI_SMA_NUM_VLS; i++)
 		sma->vl_mtu[i] = i < sma->cfg.vls_supported ?
 				 (uint16_t)hfi_smp_enum_to_mtu(sma->cfg.mtu_cap) : 0;
-	sma->vl_mtu[VL15] = SMA_IDLE_MIN_MTU;
+	sma->vl_mtu[VL15] = VL15_MIN_MTU;
 	sma->bct.vl[VL15].dedicated = sma->cfg.vl15_init;
 }
 
@@ -1481,7 +1481,7 @@ hfi_sma_create(const struct hfi_sma_config *cfg, const struct hfi_sma_ops *ops, 
 	struct hfi_sma *sma;
 
 	if (cfg == NULL || cfg->vls_supported == 0 || cfg->vls_supported > TXE_NUM_DATA_VL ||
-	    hfi_smp_enum_to_mtu(cfg->mtu_cap) < SMA_IDLE_MIN_MTU ||
+	    hfi_smp_enum_to_mtu(cfg->mtu_cap) < VL15_MIN_MTU ||
 	    hfi_smp_enum_to_mtu(cfg->mtu_cap) == HFI_SMP_MTU_INVALID || cfg->port_num == 0) {
 		errno = EINVAL;
 		return NULL;
