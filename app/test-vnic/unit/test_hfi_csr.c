@@ -116,7 +116,7 @@ static const struct bad_csr bad_csrs[] = {
 	{ RCV_USER_CSR(1, 0x10), RXE_BAD },		/* gap in a user block */
 	{ RCV_ARRAY + 8 * 32768, RXE_BAD },		/* past the RcvArray */
 	{ RCV_PARTITION_KEY + 8 * 4, RXE_BAD },		/* past the 16 P_Keys */
-	{ HFI_TXE + 0x0, TXE_BAD },
+	{ HFI_TXE + 0x8, TXE_BAD },
 	{ SEND_DMA_CSR(1, SEND_DMA_ENG_ERR_CLEAR + 8), TXE_BAD },	/* gap in an engine block */
 	{ SEND_DMA_CSR(1, SEND_DMA_MEMORY + 0x10), TXE_BAD },
 	{ SEND_DMA_CSR(NSDMA, SEND_DMA_CTRL), TXE_BAD },	/* an engine it has not */

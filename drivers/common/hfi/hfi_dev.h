@@ -205,6 +205,7 @@ struct hfi_dev {
 		void *arg;
 	} link_cbs[HFI_LINK_CBS_MAX];
 	struct hfi_dev *next;			/* open-device registry */
+	uint16_t device_id;			/* PCI device ID the chip presents */
 };
 
 static inline uint64_t
