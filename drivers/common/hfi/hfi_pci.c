@@ -73,7 +73,8 @@ hfi_pci_probe(struct rte_pci_driver *drv, struct rte_pci_device *pdev)
 	}
 	memset(&dev, 0, sizeof(dev));
 	snprintf(dev.name, sizeof(dev.name), "%s", name);
-	hfi_dev_init_hw(&dev, bar0->addr, &pci_ops);
+	hfi_dev_init_hw(&dev, bar0->addr, (volatile uint64_t *)bar0->addr + RCV_ARRAY / 8,
+			&pci_ops, pdev->id.device_id);
 	rev = hfi_csr_read(&dev, CCE_REVISION);
 	HFI_LOG(ERR, "%s: hfi1 chip revision %u.%u (%u SDMA engines, %u receive contexts, "
 		"%u RcvArray entries): chip bring-up (firmware download, 8051 link training) "
