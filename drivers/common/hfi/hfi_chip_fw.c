@@ -504,8 +504,8 @@ load_8051(struct hfi_dev *dev)
 	/* read_misc_status */
 	rc = hfi_chip_8051_read_config(dev, MISC_STATUS, HFI_8051_GENERAL_CONFIG, &status);
 	if (rc == 0)
-		rc = hfi_chip_8051_read_config(dev, 0x16 /* VERSION_PATCH */,
-					       HFI_8051_GENERAL_CONFIG, &patch);
+		rc = hfi_chip_8051_read_config(dev, VERSION_PATCH, HFI_8051_GENERAL_CONFIG,
+					       &patch);
 	if (rc != 0)
 		return rc;
 	c->dc8051_ver = ((status >> STS_FM_VERSION_MAJOR_SHIFT) & 0xff) << 16 |

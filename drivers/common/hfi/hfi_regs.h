@@ -487,6 +487,7 @@
 #define LOCAL_DEVICE_ID			0x0a
 #define RESERVED_REGISTERS		0x0b
 #define MISC_STATUS			0x0e
+#define VERSION_PATCH			0x16	/* the patch number in its last byte */
 /* their fields */
 #define ENABLE_LANE_TX_SHIFT		0
 #define TX_POLARITY_INVERSION_SHIFT	8
