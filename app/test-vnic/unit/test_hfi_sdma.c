@@ -363,7 +363,7 @@ test_setup_halted(void **state)
 
 	assert_int_equal(hfi_sdma_setup(env->a, 5, 64, &e), 0);
 	hfi_sdma_release(e, NULL, NULL);
-	assert_int_equal(hfi_fault_halt_sdma(env->a, 5), 0);
+	hfi_csr_write(env->a, SEND_DMA_CSR(5, SEND_DMA_CTRL), SEND_DMA_CTRL_SDMA_HALT);
 	assert_int_equal(hfi_sdma_setup(env->a, 5, 64, &e), 0);
 	assert_false(hfi_sdma_halted(e));
 	assert_int_equal(post_split(env, e, 0, 1), 0);
@@ -371,6 +371,27 @@ test_setup_halted(void **state)
 	assert_int_equal(reap_all(env, e), 1);
 	harness_rxq_poll(&env->rx, 100, on_rx, env);
 	assert_int_equal(env->rx_count, 1);
+	hfi_sdma_release(e, NULL, NULL);
+}
+
+/*
+ * An engine error that hits an idle engine as the setup starts it: the
+ * setup fails and leaves the engine free; the next setup works.
+ */
+static void
+test_halt_on_start(void **state)
+{
+	struct env *env = *state;
+	struct hfi_sdma *e = NULL;
+
+	assert_int_equal(hfi_fault_halt_sdma(env->a, 6), 0);
+	assert_true(hfi_sdma_setup(env->a, 6, 64, &e) < 0);
+	assert_null(e);
+	assert_non_null(strstr(hfi_last_error(), "SDMA engine 6"));
+	assert_int_equal(hfi_sdma_setup(env->a, 6, 64, &e), 0);
+	assert_int_equal(post_split(env, e, 0, 1), 0);
+	hfi_sdma_doorbell(e);
+	assert_int_equal(reap_all(env, e), 1);
 	hfi_sdma_release(e, NULL, NULL);
 }
 
@@ -642,6 +663,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_post_checks, setup_inline, teardown),
 		cmocka_unit_test_setup_teardown(test_partial_reaps, setup_inline, teardown),
 		cmocka_unit_test_setup_teardown(test_setup_halted, setup_inline, teardown),
+		cmocka_unit_test_setup_teardown(test_halt_on_start, setup_inline, teardown),
 		cmocka_unit_test_setup_teardown(test_halt_injected, setup_inline, teardown),
 		cmocka_unit_test_setup_teardown(test_halt_malformed, setup_inline, teardown),
 		cmocka_unit_test_setup_teardown(test_release_in_flight, setup_inline, teardown),

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "hfi_chip.h"
 #include "hfi_dev.h"
 #include "hfi_mad.h"
 #include "hfi_sw.h"
@@ -373,11 +374,13 @@ hfi_dev_register_hw_backend(const struct hfi_hw_backend *backend)
 }
 
 void
-hfi_dev_init_hw(struct hfi_dev *dev, void *bar0, const struct hfi_dev_ops *ops)
+hfi_dev_init_hw(struct hfi_dev *dev, void *bar0, volatile uint64_t *rcvarray,
+		const struct hfi_dev_ops *ops, uint16_t device_id)
 {
 	dev->bar0 = bar0;
-	dev->rcvarray = dev->bar0 + RCV_ARRAY / 8;
+	dev->rcvarray = rcvarray;
 	dev->ops = ops;
+	dev->device_id = device_id;
 	dev->inline_engine = false;
 	dev->num_sdma = (unsigned int)hfi_csr_read(dev, SEND_DMA_ENGINES);
 	dev->num_rcv_ctxts = (unsigned int)hfi_csr_read(dev, RCV_CONTEXTS);
@@ -403,7 +406,7 @@ check_same(const struct hfi_dev *dev, const struct hfi_dev_params *p)
 {
 	const char *fabric = p->fabric != NULL ? p->fabric : "";
 
-	if (dev->bar0 != NULL)
+	if (!hfi_sw_is(dev))
 		return 0;
 	if (strcmp(fabric, dev->fabric) != 0)
 		return hfi_set_error(-EEXIST, "%s is already open on fabric '%s', not '%s'",
@@ -490,6 +493,12 @@ hfi_dev_open(const char *name, const struct hfi_dev_params *params, struct hfi_d
 	} else {
 		rc = hw_backend->open(name, params, dev);
 	}
+	if (rc == 0) {
+		/* Both backends: the same bring-up, which undoes itself when it fails. */
+		rc = hfi_chip_bringup(dev, params->chip);
+		if (rc != 0)
+			dev->ops->close(dev);
+	}
 	if (rc != 0) {
 		pthread_mutex_destroy(&dev->lock);
 		free(dev);
@@ -522,6 +531,7 @@ hfi_dev_close(struct hfi_dev *dev)
 			break;
 		}
 	pthread_mutex_unlock(&registry_lock);
+	hfi_chip_release(dev);
 	dev->ops->close(dev);
 	pthread_mutex_destroy(&dev->lock);
 	free(dev);

@@ -22,6 +22,8 @@
 #include "hfi_regs.h"
 
 struct hfi_dev;
+struct hfi_chip;
+struct hfi_chip_params;
 
 /* How the software device model runs (ignored by hardware). */
 enum hfi_engine_mode {
@@ -103,15 +105,19 @@ struct hfi_dev_params {
 	enum hfi_bypass_egr bypass_egr;	/* where a bypass packet starts in its eager buffer */
 	unsigned int hdrq_hdr_dw;	/* software: DW offset of the header in a header queue
 					 * entry (the RHF's HdrqOffset), 0 by default */
+	/* Chip bring-up (hfi_chip.h: firmware directory and policy, timeouts); NULL: defaults. */
+	const struct hfi_chip_params *chip;
 };
 
 void hfi_dev_params_init(struct hfi_dev_params *p);
 
 /*
- * Open (or take another reference on) the HFI called name. A second open of
- * an open device returns the same object; its params must then be NULL or
- * name the same fabric, engine, role, bypass_egr, hdrq_hdr_dw and LID (0
- * matches any LID).
+ * Open (or take another reference on) the HFI called name. A new device,
+ * software HFI or chip, goes through the chip bring-up (hfi_chip.h) before
+ * it is returned. A second open of an open device returns the same object;
+ * its params must then be NULL or name the same fabric, engine, role,
+ * bypass_egr, hdrq_hdr_dw and LID (0 matches any LID); its chip params are
+ * not looked at.
  */
 int hfi_dev_open(const char *name, const struct hfi_dev_params *params, struct hfi_dev **out);
 
@@ -178,7 +184,7 @@ struct hfi_dev_ops {
 
 struct hfi_dev {
 	/* hot: used by the inline ring functions */
-	volatile uint64_t *bar0;		/* hardware: mapped BAR0, else NULL */
+	volatile uint64_t *bar0;		/* mapped BAR0 (chip), else NULL; CSRs go through ops */
 	volatile uint64_t *rcvarray;		/* RcvArray entries (BAR0 or model memory) */
 	const struct hfi_dev_ops *ops;
 	void *backend;				/* software model or PCI state */
@@ -205,23 +211,26 @@ struct hfi_dev {
 		void *arg;
 	} link_cbs[HFI_LINK_CBS_MAX];
 	struct hfi_dev *next;			/* open-device registry */
+	struct hfi_chip *chip;			/* bring-up state (hfi_chip.h) */
+	uint16_t device_id;			/* PCI device ID the chip presents */
 };
 
+/*
+ * CSR access goes through the backend for both kinds of device: on the chip
+ * it is an MMIO access behind one indirection (hfi_pci.c), which lets a unit
+ * test run the PCI backend against the software HFI's register file; next
+ * to the MMIO latency the indirect call does not count.
+ */
 static inline uint64_t
 hfi_csr_read(struct hfi_dev *dev, uint32_t off)
 {
-	if (dev->bar0 != NULL)
-		return dev->bar0[off / 8];
 	return dev->ops->csr_read(dev, off);
 }
 
 static inline void
 hfi_csr_write(struct hfi_dev *dev, uint32_t off, uint64_t val)
 {
-	if (dev->bar0 != NULL)
-		dev->bar0[off / 8] = val;
-	else
-		dev->ops->csr_write(dev, off, val);
+	dev->ops->csr_write(dev, off, val);
 }
 
 /* Exclusive use of an engine / a receive context; -EBUSY when taken, -EINVAL out of range. */
@@ -252,7 +261,12 @@ struct hfi_hw_backend {
 };
 void hfi_dev_register_hw_backend(const struct hfi_hw_backend *backend);
 
-/* Prepare dev for a chip whose BAR0 is mapped at bar0 (used by hfi_pci.c). */
-void hfi_dev_init_hw(struct hfi_dev *dev, void *bar0, const struct hfi_dev_ops *ops);
+/*
+ * Prepare dev for a chip (used by hfi_pci.c): BAR0 mapped at bar0 (NULL when
+ * the CSRs are not a mapping), its RcvArray entries at rcvarray, CSRs
+ * through ops; the resource counts are read from the chip.
+ */
+void hfi_dev_init_hw(struct hfi_dev *dev, void *bar0, volatile uint64_t *rcvarray,
+		     const struct hfi_dev_ops *ops, uint16_t device_id);
 
 #endif /* HFI_DEV_H */

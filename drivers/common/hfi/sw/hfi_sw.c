@@ -58,6 +58,8 @@ sdma_halt(struct sw_sdma *e, uint64_t err)
 	e->pending = false;
 	atomic_store(&e->armed, false);
 	atomic_fetch_or(&e->err, err);
+	/* Halted again: it needs a new clean-up before it may run. */
+	atomic_fetch_and(&e->status, ~SEND_DMA_STATUS_ENG_CLEANED_UP);
 	atomic_fetch_or(&e->status, SEND_DMA_STATUS_ENG_HALTED);
 	sdma_write_back(e);
 }
@@ -97,6 +99,10 @@ sdma_write_ctrl(struct hfi_sw *sw, struct sw_sdma *e, uint64_t val)
 	if (val & SEND_DMA_CTRL_SDMA_HALT) {
 		if (!(status & SEND_DMA_STATUS_ENG_HALTED))
 			sdma_halt(e, 0);
+	} else if ((val & (SEND_DMA_CTRL_SDMA_CLEANUP | SEND_DMA_CTRL_SDMA_ENABLE)) &&
+		   !e->running && atomic_exchange(&e->fault_halt, 0)) {
+		/* An injected engine error as it starts: halted, never cleaned up. */
+		sdma_halt(e, SDMA_ERR_HALT);
 	} else if (val & SEND_DMA_CTRL_SDMA_CLEANUP) {
 		if (status & SEND_DMA_STATUS_ENG_HALTED) {
 			/* Forget everything in flight; the ring starts again at 0. */
@@ -323,8 +329,8 @@ sdma_run(struct hfi_sw *sw, struct sw_sdma *e)
 
 	if (!try_lock(&e->busy))
 		return 0;
-	if (atomic_exchange(&e->fault_halt, 0) &&
-	    !(atomic_load(&e->status) & SEND_DMA_STATUS_ENG_HALTED)) {
+	/* An engine that is not running takes the fault when it is next started. */
+	if (e->running && atomic_exchange(&e->fault_halt, 0)) {
 		sdma_halt(e, SDMA_ERR_HALT);
 		n++;
 	}
@@ -754,6 +760,7 @@ struct csr_ref {
 
 /* The CSR blocks the other files of the model implement (NULL-terminated). */
 static const struct sw_csr_block *const sw_csr_blocks[] = {
+	&sw_chip_block,
 	NULL
 };
 
@@ -1016,6 +1023,7 @@ sw_csr_write(struct hfi_dev *dev, uint32_t off, uint64_t val)
 	struct hfi_sw *sw = sw_of(dev);
 	struct csr_ref r = csr_decode(sw, off);
 
+	sw_trace_write(sw, off, val);
 	switch (r.kind) {
 	case CSR_GLOBAL:
 		global_write(sw, off, val);
@@ -1172,6 +1180,7 @@ sw_close(struct hfi_dev *dev)
 	}
 	fab_port_detach(sw->fab, sw->slot, sw->wake_fd);
 	hfi_fabric_close(sw->fab);
+	sw_chip_fini(sw);
 	free(sw->rcvarray);
 	free(sw->ctxt);
 	free(sw->eng);
@@ -1226,7 +1235,8 @@ hfi_sw_open(struct hfi_dev *dev, const struct hfi_dev_params *p)
 	sw->eng = calloc(sw->nsdma ? sw->nsdma : 1, sizeof(*sw->eng));
 	sw->ctxt = calloc(sw->nctxt ? sw->nctxt : 1, sizeof(*sw->ctxt));
 	sw->rcvarray = calloc(HFI_SW_RCVARRAY_CNT, sizeof(*sw->rcvarray));
-	if (sw->eng == NULL || sw->ctxt == NULL || sw->rcvarray == NULL) {
+	if (sw->eng == NULL || sw->ctxt == NULL || sw->rcvarray == NULL ||
+	    sw_chip_init(sw) != 0) {
 		rc = hfi_set_error(-ENOMEM, "%s: out of memory", dev->name);
 		goto fail;
 	}
@@ -1253,6 +1263,7 @@ hfi_sw_open(struct hfi_dev *dev, const struct hfi_dev_params *p)
 	dev->num_sdma = sw->nsdma;
 	dev->num_rcv_ctxts = sw->nctxt;
 	dev->inline_engine = p->engine == HFI_ENGINE_INLINE;
+	dev->device_id = HFI_PCI_DEVICE_WFR_DISCRETE;	/* what the model tells the link peer */
 	if (p->engine == HFI_ENGINE_THREAD && p->role == HFI_ROLE_HOST) {
 		char tname[16];
 
@@ -1265,11 +1276,13 @@ hfi_sw_open(struct hfi_dev *dev, const struct hfi_dev_params *p)
 		pthread_setname_np(sw->thread, tname);
 		sw->thread_started = true;
 	}
+	sw_open_hook(dev);
 	return 0;
 fail_port:
 	fab_port_detach(sw->fab, sw->slot, sw->wake_fd);
 	hfi_fabric_close(sw->fab);
 fail:
+	sw_chip_fini(sw);
 	free(sw->rcvarray);
 	free(sw->ctxt);
 	free(sw->eng);

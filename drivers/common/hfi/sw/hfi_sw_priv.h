@@ -123,6 +123,7 @@ struct hfi_sw {
 	pthread_t thread;
 	bool thread_started;
 	atomic_bool stop;
+	struct sw_chip *chip;			/* bring-up CSRs and the 8051 (hfi_sw_chip.c) */
 };
 
 /*
@@ -136,6 +137,13 @@ struct sw_csr_block {
 	uint64_t (*read)(struct hfi_sw *sw, uint32_t off);
 	void (*write)(struct hfi_sw *sw, uint32_t off, uint64_t val);
 };
+
+/* hfi_sw_chip.c: the bring-up block, its state, the CSR-write trace, the open hook. */
+extern const struct sw_csr_block sw_chip_block;
+int sw_chip_init(struct hfi_sw *sw);
+void sw_chip_fini(struct hfi_sw *sw);
+void sw_trace_write(struct hfi_sw *sw, uint32_t off, uint64_t val);
+void sw_open_hook(struct hfi_dev *dev);
 
 static inline struct hfi_sw *
 sw_of(const struct hfi_dev *dev)
