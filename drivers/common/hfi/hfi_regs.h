@@ -300,4 +300,18 @@
 #define RHF_RCV_TYPE_ERROR		3
 #define RHF_RCV_TYPE_BYPASS		4
 
+/* ---- 9B (IB-format) packets ---- */
+/*
+ * The receive side of 9B packets: SC15 (VL15) packets go to the RCV_VL15
+ * context; the others through RSM, then the QP map (RCV_CTRL QP map enable),
+ * a table of 256 context numbers indexed by QPN[8:1] (chip.c init_qpmap_table).
+ */
+#define RCV_VL15			(HFI_RXE + 0x48)
+#define RCV_VL15_CONTEXT_MASK		UINT64_C(0xff)
+#define RCV_QP_MAP_TABLE		(HFI_RXE + 0x100)
+#define HFI_QP_MAP_ENTRIES		256	/* one byte each, 8 per CSR */
+#define RCV_HDR_SIZE_HDR_SIZE_MASK	UINT64_C(0x1f)
+#define HFI_RCV_HDR_SIZE_MIN		2	/* hfi1's valid range for RcvHdrSize */
+#define HFI_RCV_HDR_SIZE_MAX		31
+
 #endif /* HFI_REGS_H */
