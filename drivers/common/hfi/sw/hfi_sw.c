@@ -6,7 +6,7 @@
  * The software HFI device model. It decodes the CSRs the ring code writes,
  * consumes SDMA descriptors (gather, generation check, PBC/LEN checks,
  * halt with error status), inserts the ICRC, hands packets to the fabric
- * (the egress), and on
+ * (the egress, shared with the PIO send contexts of hfi_sw_pio.c), and on
  * the receive side checks PKEY and ICRC, picks the receive context (RSM for
  * 16B packets; VL15 and the QP map for 9B ones) and writes packets into
  * eager buffers and RHFs into header queues.
@@ -864,6 +864,7 @@ struct csr_ref {
 
 /* The CSR blocks the other files of the model implement (NULL-terminated). */
 static const struct sw_csr_block *const sw_csr_blocks[] = {
+	&sw_pio_block,
 	NULL
 };
 
@@ -914,7 +915,6 @@ global_reg_exists(uint32_t off)
 	case RCV_ERR_STATUS:
 	case RCV_ERR_MASK:
 	case RCV_ERR_CLEAR:
-	case SEND_CONTEXTS:
 	case SEND_DMA_ENGINES:
 	case SEND_ERR_STATUS:
 	case SEND_ERR_MASK:
@@ -1009,8 +1009,6 @@ global_read(struct hfi_sw *sw, uint32_t off)
 		return HFI_SW_RCVARRAY_CNT;
 	case RCV_BYPASS:
 		return atomic_load(&sw->rcv_bypass);
-	case SEND_CONTEXTS:
-		return 0;	/* no PIO send contexts in the model */
 	case SEND_DMA_ENGINES:
 		return sw->nsdma;
 	case CCE_ERR_STATUS:
@@ -1186,6 +1184,9 @@ sw_thread(void *arg)
 			if (atomic_load_explicit(&sw->eng[i].armed, memory_order_relaxed) ||
 			    atomic_load_explicit(&sw->eng[i].fault_halt, memory_order_relaxed))
 				work += sdma_run(sw, &sw->eng[i]);
+		for (i = 0; sw_csr_blocks[i] != NULL; i++)
+			if (sw_csr_blocks[i]->run != NULL)
+				work += sw_csr_blocks[i]->run(sw);
 		work += rx_drain(sw);
 		if (work != 0) {
 			idle = 0;
@@ -1273,6 +1274,31 @@ sw_mad_recv(struct hfi_dev *dev, void *addr, void *mad, size_t *len)
 	return fab_pop_mad(sw->fab, sw->slot, addr, mad, len);
 }
 
+/* Close the CSR blocks that opened (the first n of them). */
+static void
+blocks_close(struct hfi_sw *sw, unsigned int n)
+{
+	while (n-- > 0)
+		if (sw_csr_blocks[n]->close != NULL)
+			sw_csr_blocks[n]->close(sw);
+}
+
+static int
+blocks_open(struct hfi_sw *sw)
+{
+	unsigned int i;
+	int rc;
+
+	for (i = 0; sw_csr_blocks[i] != NULL; i++) {
+		rc = sw_csr_blocks[i]->open != NULL ? sw_csr_blocks[i]->open(sw) : 0;
+		if (rc != 0) {
+			blocks_close(sw, i);
+			return rc;
+		}
+	}
+	return 0;
+}
+
 static void
 sw_close(struct hfi_dev *dev)
 {
@@ -1282,6 +1308,7 @@ sw_close(struct hfi_dev *dev)
 		atomic_store(&sw->stop, true);
 		pthread_join(sw->thread, NULL);
 	}
+	blocks_close(sw, sizeof(sw_csr_blocks) / sizeof(sw_csr_blocks[0]) - 1);
 	fab_port_detach(sw->fab, sw->slot, sw->wake_fd);
 	hfi_fabric_close(sw->fab);
 	free(sw->rcvarray);
@@ -1351,12 +1378,15 @@ hfi_sw_open(struct hfi_dev *dev, const struct hfi_dev_params *p)
 		goto fail;
 	}
 	sw->port = fab_port(sw->fab, sw->slot);
+	rc = blocks_open(sw);
+	if (rc != 0)
+		goto fail_port;
 	sw->seen_link_gen = atomic_load(&sw->port->link_gen);
 	sw->seen_link = (enum hfi_link_state)atomic_load(&sw->port->link);
 	if (p->capture != NULL && p->capture[0] != '\0') {
 		rc = hfi_fabric_capture_start(sw->fab, p->capture);
 		if (rc != 0 && rc != -EBUSY)
-			goto fail_port;
+			goto fail_blocks;
 	}
 	dev->backend = sw;
 	dev->ops = &sw_ops;
@@ -1365,19 +1395,22 @@ hfi_sw_open(struct hfi_dev *dev, const struct hfi_dev_params *p)
 	dev->num_sdma = sw->nsdma;
 	dev->num_rcv_ctxts = sw->nctxt;
 	dev->inline_engine = p->engine == HFI_ENGINE_INLINE;
+	hfi_dev_read_pio_resources(dev);
 	if (p->engine == HFI_ENGINE_THREAD && p->role == HFI_ROLE_HOST) {
 		char tname[16];
 
 		rc = -pthread_create(&sw->thread, NULL, sw_thread, sw);
 		if (rc != 0) {
 			rc = hfi_set_error(rc, "%s: cannot start the device thread", dev->name);
-			goto fail_port;
+			goto fail_blocks;
 		}
 		snprintf(tname, sizeof(tname), "hfi-%.11s", dev->name);
 		pthread_setname_np(sw->thread, tname);
 		sw->thread_started = true;
 	}
 	return 0;
+fail_blocks:
+	blocks_close(sw, sizeof(sw_csr_blocks) / sizeof(sw_csr_blocks[0]) - 1);
 fail_port:
 	fab_port_detach(sw->fab, sw->slot, sw->wake_fd);
 	hfi_fabric_close(sw->fab);

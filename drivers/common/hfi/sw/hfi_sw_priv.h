@@ -9,7 +9,7 @@
  * The software HFI's state, shared by the files of the model: hfi_sw.c
  * (CSR decoding, SDMA engines, the egress, receive contexts, the device
  * thread) and the parts that implement further blocks of CSRs (struct
- * sw_csr_block).
+ * sw_csr_block): hfi_sw_pio.c (PIO send contexts).
  */
 
 #include <pthread.h>
@@ -140,6 +140,7 @@ struct hfi_sw {
 	pthread_t thread;
 	bool thread_started;
 	atomic_bool stop;
+	struct sw_pio *pio;			/* PIO send contexts (hfi_sw_pio.c) */
 };
 
 /*
@@ -152,10 +153,17 @@ struct sw_csr_block {
 	bool (*claims)(const struct hfi_sw *sw, uint32_t off);
 	uint64_t (*read)(struct hfi_sw *sw, uint32_t off);
 	void (*write)(struct hfi_sw *sw, uint32_t off, uint64_t val);
+	/* Optional: the block's state at open (0 or a negative errno) and close. */
+	int (*open)(struct hfi_sw *sw);
+	void (*close)(struct hfi_sw *sw);
+	/* Optional: work for the device thread; returns how much was done. */
+	unsigned int (*run)(struct hfi_sw *sw);
 };
 
+extern const struct sw_csr_block sw_pio_block;
+
 /*
- * The egress (hfi_sw.c, for the SDMA engines): link and fault checks, ICRC (inserted for bypass
+ * The egress (hfi_sw.c): link and fault checks, ICRC (inserted for bypass
  * packets when the PBC asks, always appended to 9B ones), capture, routing
  * by DLID, the copy into the receivers' inbound rings. t->pkt and t->len
  * describe the packet after its PBC; on return t->targets holds the ports
