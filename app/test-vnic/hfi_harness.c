@@ -210,7 +210,7 @@ const uint8_t *
 harness_rx_data(const struct harness_rxq *q, const struct hfi_rcv_pkt *p, uint8_t *scratch)
 {
 	const uint8_t *egr;
-	uint32_t skip = q->rcv->egr_skip;
+	uint32_t skip = p->egr_skip;
 
 	/* Split, and no longer than the header bytes: all of it is in the entry. */
 	if (skip != 0 && p->len <= skip && p->hdr != NULL)

@@ -82,7 +82,7 @@ struct harness_rxq {
 	uint64_t unlocated;		/* polled packets whose bytes could not be found */
 };
 
-/* data: the whole 16B packet (pkt->len bytes), reassembled in split mode. */
+/* data: the whole packet (pkt->len bytes), reassembled when the HFI split it. */
 typedef void (*harness_rx_fn)(const struct hfi_rcv_pkt *pkt, const uint8_t *data, void *arg);
 
 int harness_rxq_open(struct harness_rxq *q, struct hfi_dev *dev, unsigned int ctxt,
@@ -95,9 +95,10 @@ void harness_rxq_close(struct harness_rxq *q);
 unsigned int harness_rxq_poll(struct harness_rxq *q, unsigned int max, harness_rx_fn fn,
 			      void *arg);
 /*
- * The whole packet p: in its eager buffer, or (split mode) copied into
- * scratch (HFI_16B_MAX_PKT bytes) from the header queue entry and the
- * eager buffer. NULL when the RHF locates no packet.
+ * The whole packet p: in its eager buffer, or (split: bypass packets in
+ * split mode, 9B packets) copied into scratch (HFI_16B_MAX_PKT bytes) from
+ * the header queue entry and the eager buffer. NULL when the RHF locates no
+ * packet.
  */
 const uint8_t *harness_rx_data(const struct harness_rxq *q, const struct hfi_rcv_pkt *p,
 			       uint8_t *scratch);

@@ -69,7 +69,7 @@ check_reset_values(struct hfi_dev *dev, void *arg)
 	EXPECT(hfi_csr_read(dev, RCV_CONTEXTS), NCTXT);
 	EXPECT(hfi_csr_read(dev, RCV_ARRAY_CNT), 32768);
 	EXPECT(hfi_csr_read(dev, SEND_DMA_ENGINES), NSDMA);
-	EXPECT(hfi_csr_read(dev, SEND_CONTEXTS), 0);
+	EXPECT(hfi_csr_read(dev, SEND_CONTEXTS), HFI_CHIP_SEND_CONTEXTS);
 	EXPECT(hfi_dev_num_sdma(dev), NSDMA);
 	EXPECT(hfi_dev_num_rcv_ctxts(dev), NCTXT);
 	EXPECT(hfi_csr_read(dev, RCV_CTRL), 0);
@@ -136,7 +136,7 @@ struct bad_csr {
 
 static const struct bad_csr bad_csrs[] = {
 	{ HFI_CCE + 0x1000, CCE_BAD },
-	{ 0x3000000, CCE_BAD },				/* past the TXE */
+	{ HFI_BAR0_SIZE, CCE_BAD },			/* past BAR0 */
 	{ HFI_RXE + 0x20, RXE_BAD },
 	{ RCV_CTRL + 4, RXE_BAD },			/* not 8-byte aligned */
 	{ RCV_CTXT_CSR(2, RCV_HDR_OVFL_CNT + 8), RXE_BAD },	/* gap in a context block */

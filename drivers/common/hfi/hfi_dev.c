@@ -257,6 +257,52 @@ hfi_dev_unclaim_ctxt(struct hfi_dev *dev, unsigned int ctxt)
 	pthread_mutex_unlock(&dev->lock);
 }
 
+int
+hfi_dev_claim_sctxt(struct hfi_dev *dev, unsigned int ctxt, unsigned int credits,
+		    unsigned int *base)
+{
+	unsigned int b = 1, i;
+	int rc = 0;
+
+	if (ctxt >= dev->num_send_ctxts)
+		return hfi_set_error(-EINVAL, "%s: send context %u out of range (the HFI has %u)",
+				     dev->name, ctxt, dev->num_send_ctxts);
+	pthread_mutex_lock(&dev->lock);
+	if (dev->sctxt[ctxt].credits != 0) {
+		rc = hfi_set_error(-EBUSY, "%s: send context %u is already in use", dev->name,
+				   ctxt);
+		goto out;
+	}
+	/* Lowest base whose [b, b + credits) overlaps no context's blocks. */
+	for (i = 0; i < dev->num_send_ctxts; i++) {
+		unsigned int s = dev->sctxt[i].base, e = s + dev->sctxt[i].credits;
+
+		if (dev->sctxt[i].credits != 0 && s < b + credits && b < e) {
+			b = e;
+			i = UINT32_MAX;	/* look at every context again from the new base */
+		}
+	}
+	if (b + credits > dev->pio_blocks) {
+		rc = hfi_set_error(-ENOSPC, "%s: no %u free consecutive blocks of PIO memory "
+				   "(of %u)", dev->name, credits, dev->pio_blocks);
+		goto out;
+	}
+	dev->sctxt[ctxt].base = (uint16_t)b;
+	dev->sctxt[ctxt].credits = (uint16_t)credits;
+	*base = b;
+out:
+	pthread_mutex_unlock(&dev->lock);
+	return rc;
+}
+
+void
+hfi_dev_unclaim_sctxt(struct hfi_dev *dev, unsigned int ctxt)
+{
+	pthread_mutex_lock(&dev->lock);
+	dev->sctxt[ctxt].credits = 0;
+	pthread_mutex_unlock(&dev->lock);
+}
+
 static bool
 group_used(const struct hfi_dev *dev, unsigned int g)
 {
@@ -387,6 +433,20 @@ hfi_dev_init_hw(struct hfi_dev *dev, void *bar0, volatile uint64_t *rcvarray,
 	dev->rcvarray_cnt = (unsigned int)hfi_csr_read(dev, RCV_ARRAY_CNT);
 	if (dev->rcvarray_cnt > HFI_RCVARRAY_GROUPS_MAX * 8)
 		dev->rcvarray_cnt = HFI_RCVARRAY_GROUPS_MAX * 8;
+	hfi_dev_read_pio_resources(dev);
+}
+
+void
+hfi_dev_read_pio_resources(struct hfi_dev *dev)
+{
+	uint64_t n = hfi_csr_read(dev, SEND_CONTEXTS);
+	uint64_t blocks = hfi_csr_read(dev, SEND_PIO_MEM_SIZE) / HFI_PIO_BLOCK;
+	/* A CTRL base and depth reach no further than this. */
+	uint64_t reach = SEND_CTXT_CTRL_CTXT_BASE_MASK + 1;
+
+	dev->num_send_ctxts = (unsigned int)(n < HFI_CHIP_SEND_CONTEXTS ? n :
+					     HFI_CHIP_SEND_CONTEXTS);
+	dev->pio_blocks = (unsigned int)(blocks < reach ? blocks : reach);
 }
 
 static struct hfi_dev *
@@ -573,6 +633,12 @@ unsigned int
 hfi_dev_num_rcv_ctxts(const struct hfi_dev *dev)
 {
 	return dev->num_rcv_ctxts;
+}
+
+unsigned int
+hfi_dev_num_send_ctxts(const struct hfi_dev *dev)
+{
+	return dev->num_send_ctxts;
 }
 
 enum hfi_link_state

@@ -9,8 +9,8 @@
  * The HFI device object. One per HFI, opened by name ("sw0", "sw1", ... for
  * software HFIs on a software fabric; a PCI address for the hfi1 chip) and
  * reference-counted, so that every vport on the HFI shares it. The device
- * gives CSR access and ring memory; hfi_sdma.h, hfi_rcv.h and hfi_mad.h
- * build on it. Functions return 0 or a negative errno; on error,
+ * gives CSR access and ring memory; hfi_sdma.h, hfi_pio.h, hfi_rcv.h and
+ * hfi_mad.h build on it. Functions return 0 or a negative errno; on error,
  * hfi_last_error() describes what was wrong (thread-local).
  */
 
@@ -134,6 +134,7 @@ enum hfi_engine_mode hfi_dev_engine(const struct hfi_dev *dev);
 uint32_t hfi_dev_lid(const struct hfi_dev *dev);
 unsigned int hfi_dev_num_sdma(const struct hfi_dev *dev);
 unsigned int hfi_dev_num_rcv_ctxts(const struct hfi_dev *dev);
+unsigned int hfi_dev_num_send_ctxts(const struct hfi_dev *dev);
 enum hfi_link_state hfi_dev_link_state(const struct hfi_dev *dev);
 /* Copy up to n PKEYs of the port's table; returns the table size. */
 int hfi_dev_pkey_table(const struct hfi_dev *dev, uint16_t *pkeys, unsigned int n);
@@ -202,9 +203,15 @@ struct hfi_dev {
 	unsigned int refcnt;
 	unsigned int num_sdma;
 	unsigned int num_rcv_ctxts;
+	unsigned int num_send_ctxts;		/* PIO send contexts (SEND_CONTEXTS) */
+	unsigned int pio_blocks;		/* PIO memory in 64-byte blocks */
 	unsigned int rcvarray_cnt;
 	uint32_t sdma_busy;			/* bit per engine set up */
 	uint8_t ctxt_busy[32];			/* bit per receive context set up */
+	struct {
+		uint16_t base;			/* first PIO memory block */
+		uint16_t credits;		/* 0: the send context is free */
+	} sctxt[HFI_CHIP_SEND_CONTEXTS];
 	uint8_t rcvarray_used[HFI_RCVARRAY_GROUPS_MAX / 8];
 	struct {
 		hfi_link_cb_t cb;
@@ -238,6 +245,14 @@ int hfi_dev_claim_sdma(struct hfi_dev *dev, unsigned int engine);
 void hfi_dev_unclaim_sdma(struct hfi_dev *dev, unsigned int engine);
 int hfi_dev_claim_ctxt(struct hfi_dev *dev, unsigned int ctxt);
 void hfi_dev_unclaim_ctxt(struct hfi_dev *dev, unsigned int ctxt);
+/*
+ * A send context and credits blocks of PIO memory for it (first fit from
+ * block 1, as hfi1's init_send_contexts lays them out); *base gets the first.
+ * -EBUSY when taken, -EINVAL out of range, -ENOSPC when the memory is full.
+ */
+int hfi_dev_claim_sctxt(struct hfi_dev *dev, unsigned int ctxt, unsigned int credits,
+			unsigned int *base);
+void hfi_dev_unclaim_sctxt(struct hfi_dev *dev, unsigned int ctxt);
 /* A range of RcvArray entries (multiple of 8) for one context; *base gets the first. */
 int hfi_dev_alloc_rcvarray(struct hfi_dev *dev, unsigned int count, unsigned int *base);
 void hfi_dev_free_rcvarray(struct hfi_dev *dev, unsigned int base, unsigned int count);
@@ -268,5 +283,8 @@ void hfi_dev_register_hw_backend(const struct hfi_hw_backend *backend);
  */
 void hfi_dev_init_hw(struct hfi_dev *dev, void *bar0, volatile uint64_t *rcvarray,
 		     const struct hfi_dev_ops *ops, uint16_t device_id);
+
+/* Read the send contexts and PIO memory the HFI has (SEND_CONTEXTS, SEND_PIO_MEM_SIZE). */
+void hfi_dev_read_pio_resources(struct hfi_dev *dev);
 
 #endif /* HFI_DEV_H */

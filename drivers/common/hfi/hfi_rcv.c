@@ -63,6 +63,10 @@ check_params(struct hfi_dev *dev, const struct hfi_rcv_params *p)
 	if (egr_size_code(p->egr_size) == 0)
 		return hfi_set_error(-EINVAL, "%s: egr_size %u: expected a power of two from "
 				     "4 KiB to 256 KiB", dev->name, p->egr_size);
+	if (p->hdr_dws != 0 &&
+	    (p->hdr_dws < HFI_RCV_HDR_SIZE_MIN || p->hdr_dws > HFI_RCV_HDR_SIZE_MAX))
+		return hfi_set_error(-EINVAL, "%s: hdr_dws %u: expected %d..%d DWs", dev->name,
+				     p->hdr_dws, HFI_RCV_HDR_SIZE_MIN, HFI_RCV_HDR_SIZE_MAX);
 	return 0;
 }
 
@@ -96,8 +100,8 @@ rcv_start(struct hfi_rcv *r)
 	ctxt_write(r, RCV_TID_CTRL, 0);
 	ctxt_write(r, RCV_HDR_CNT, r->hdrq_cnt >> RCV_HDR_CNT_SHIFT);
 	ctxt_write(r, RCV_HDR_ENT_SIZE, r->entsize_dw == 2 ? 1 : r->entsize_dw == 16 ? 2 : 4);
-	/* hfi1's DEFAULT_RCVHDRSIZE (9 DWs, 9B headers); bypass packets use RCV_BYPASS's. */
-	ctxt_write(r, RCV_HDR_SIZE, HFI_RCV_HDR_SIZE_DWS);
+	/* 9B headers (hfi1: DEFAULT_RCVHDRSIZE, 9 DWs); bypass packets use RCV_BYPASS's. */
+	ctxt_write(r, RCV_HDR_SIZE, r->hdr_dws);
 	ctrl = RCV_CTXT_CTRL_ENABLE |
 	       (egr_size_code(r->egr_size) << RCV_CTXT_CTRL_EGR_BUF_SIZE_SHIFT);
 	if (r->flags & HFI_RCV_ONE_PKT_PER_EGR)
@@ -152,6 +156,7 @@ hfi_rcv_setup(struct hfi_dev *dev, unsigned int ctxt, const struct hfi_rcv_param
 	r->egr_size = p->egr_size;
 	r->flags = p->flags;
 	r->egr_skip = dev->bypass_egr == HFI_BYPASS_EGR_SPLIT ? HFI_BYPASS_HDR_DWS * 4 : 0;
+	r->hdr_dws = (uint16_t)(p->hdr_dws != 0 ? p->hdr_dws : HFI_RCV_HDR_SIZE_DWS);
 	r->inline_engine = dev->inline_engine;
 	rc = hfi_dev_alloc_rcvarray(dev, p->egr_cnt, &r->egr_base);
 	if (rc != 0)
@@ -323,23 +328,28 @@ hfi_rsm_rule_clear(struct hfi_dev *dev, unsigned int slot)
 	return 0;
 }
 
-int
-hfi_rsm_map_set(struct hfi_dev *dev, unsigned int first, const uint8_t *ctxts, unsigned int n)
+/*
+ * Entries first..first+n-1 of a table of receive context numbers, one byte
+ * each, 8 per CSR from base (the RSM map table, the QP map table).
+ */
+static int
+ctxt_table_set(struct hfi_dev *dev, uint32_t base, const char *what, unsigned int entries,
+	       unsigned int first, const uint8_t *ctxts, unsigned int n)
 {
 	unsigned int i;
 
-	if (first + n > HFI_RSM_MAP_ENTRIES)
-		return hfi_set_error(-EINVAL, "%s: RSM map entries %u..%u beyond the table (%d)",
-				     dev->name, first, first + n - 1, HFI_RSM_MAP_ENTRIES);
+	if (first + n > entries)
+		return hfi_set_error(-EINVAL, "%s: %s entries %u..%u beyond the table (%u)",
+				     dev->name, what, first, first + n - 1, entries);
 	for (i = 0; i < n; i++)
 		if (ctxts[i] >= dev->num_rcv_ctxts)
-			return hfi_set_error(-EINVAL, "%s: RSM map entry %u: context %u out of "
-					     "range (the HFI has %u)", dev->name, first + i,
+			return hfi_set_error(-EINVAL, "%s: %s entry %u: context %u out of range "
+					     "(the HFI has %u)", dev->name, what, first + i,
 					     ctxts[i], dev->num_rcv_ctxts);
 	pthread_mutex_lock(&dev->lock);
 	for (i = 0; i < n; i++) {
 		unsigned int idx = first + i;
-		uint32_t csr = RCV_RSM_MAP_TABLE + 8 * (idx / 8);
+		uint32_t csr = base + 8 * (idx / 8);
 		unsigned int shift = 8 * (idx % 8);
 		uint64_t v = hfi_csr_read(dev, csr);
 
@@ -347,6 +357,42 @@ hfi_rsm_map_set(struct hfi_dev *dev, unsigned int first, const uint8_t *ctxts, u
 		hfi_csr_write(dev, csr, v);
 	}
 	pthread_mutex_unlock(&dev->lock);
+	return 0;
+}
+
+int
+hfi_rsm_map_set(struct hfi_dev *dev, unsigned int first, const uint8_t *ctxts, unsigned int n)
+{
+	return ctxt_table_set(dev, RCV_RSM_MAP_TABLE, "RSM map", HFI_RSM_MAP_ENTRIES, first,
+			      ctxts, n);
+}
+
+int
+hfi_rcv_qpmap_init(struct hfi_dev *dev, unsigned int first, unsigned int last)
+{
+	uint8_t map[HFI_QP_MAP_ENTRIES];
+	unsigned int i;
+	int rc;
+
+	if (first > last)
+		return hfi_set_error(-EINVAL, "%s: QP map contexts %u..%u: an empty range",
+				     dev->name, first, last);
+	for (i = 0; i < HFI_QP_MAP_ENTRIES; i++)
+		map[i] = (uint8_t)(first + i % (last - first + 1));
+	rc = ctxt_table_set(dev, RCV_QP_MAP_TABLE, "QP map", HFI_QP_MAP_ENTRIES, 0, map,
+			    HFI_QP_MAP_ENTRIES);
+	if (rc == 0)
+		hfi_rcv_port_ctrl(dev, RCV_CTRL_RCV_QP_MAP_ENABLE | RCV_CTRL_RCV_BYPASS_ENABLE, 0);
+	return rc;
+}
+
+int
+hfi_rcv_set_vl15_ctxt(struct hfi_dev *dev, unsigned int ctxt)
+{
+	if (ctxt >= dev->num_rcv_ctxts)
+		return hfi_set_error(-EINVAL, "%s: VL15 context %u out of range (the HFI has %u)",
+				     dev->name, ctxt, dev->num_rcv_ctxts);
+	hfi_csr_write(dev, RCV_VL15, ctxt);
 	return 0;
 }
 

@@ -27,6 +27,9 @@
  * into the header queue entry at the RHF's HdrqOffset; the eager buffer
  * holds the whole packet (HFI_BYPASS_EGR_WHOLE) or the packet after those
  * header bytes (HFI_BYPASS_EGR_SPLIT): struct hfi_rcv.egr_skip says which.
+ * A 9B packet (RHF type IB): its first RCV_HDR_SIZE DWs (the context's
+ * hdr_dws) are in the header queue entry, the rest in the eager buffer.
+ * struct hfi_rcv_pkt.egr_skip gives each packet's split.
  *
  * One consumer per context: poll, replenish and update_heads take no lock;
  * different contexts of one HFI may be polled from different threads.
@@ -52,15 +55,19 @@ struct hfi_rcv_params {
 	unsigned int egr_cnt;		/* eager buffers: multiple of 8, 8..2048 */
 	uint32_t egr_size;		/* bytes per eager buffer: a power of two, 4 KiB..256 KiB */
 	unsigned int flags;		/* HFI_RCV_* */
+	unsigned int hdr_dws;		/* RCV_HDR_SIZE: DWs of a 9B packet kept in the header
+					 * queue, 2..31; 0 = hfi1's 9 (DEFAULT_RCVHDRSIZE) */
 };
 
 struct hfi_rcv_pkt {
 	uint64_t rhf;			/* the raw RHF */
-	const uint8_t *hdr;		/* the RCV_BYPASS header bytes in the header queue
-					 * entry (at HdrqOffset), NULL when it holds none */
+	const uint8_t *hdr;		/* the header bytes in the header queue entry (at
+					 * HdrqOffset; RCV_BYPASS's for 16B, RCV_HDR_SIZE's
+					 * for 9B), NULL when it holds none */
 	uint32_t len;			/* bytes: the whole packet (RHF length x 4) */
 	uint32_t egr_off;		/* bytes into the eager buffer (EgrOffset x 64) */
 	uint16_t egr_idx;		/* eager buffer holding the packet */
+	uint16_t egr_skip;		/* packet bytes before the eager buffer's data */
 	uint8_t rcv_type;		/* RHF_RCV_TYPE_* */
 	bool use_egr;			/* false also when the RHF names no valid eager place */
 	uint64_t errors;		/* RHF error bits (RHF_ERROR_MASK), 0 when clean */
@@ -76,7 +83,9 @@ struct hfi_rcv {
 	uint32_t egr_cnt;
 	uint32_t egr_base;		/* first RcvArray entry of this context */
 	uint32_t egr_size;
-	uint32_t egr_skip;		/* packet bytes before the eager buffer's data (0 or 16) */
+	uint32_t egr_skip;		/* bypass packet bytes before the eager buffer's data
+					 * (0 or 16) */
+	uint16_t hdr_dws;		/* RCV_HDR_SIZE: a 9B packet's header DWs */
 	uint8_t seq;			/* expected RHF sequence number */
 	bool inline_engine;
 	bool rcvarray_dirty;		/* RcvArray written since the last head update */
@@ -152,7 +161,7 @@ hfi_rcv_poll(struct hfi_rcv *r, struct hfi_rcv_pkt *pkts, unsigned int max)
 		const uint64_t *ent = hfi_rcv_entry(r);
 		uint64_t rhf = hfi_rcv_next_rhf(r);
 		struct hfi_rcv_pkt *p = &pkts[n];
-		uint32_t hdr_dw;
+		uint32_t hdr_dw, hdr_len;
 
 		if (((rhf >> RHF_SEQ_SHIFT) & RHF_SEQ_MASK) != r->seq) {
 			if (n == 0 && !kicked && r->inline_engine) {
@@ -164,23 +173,31 @@ hfi_rcv_poll(struct hfi_rcv *r, struct hfi_rcv_pkt *pkts, unsigned int max)
 		}
 		hdr_dw = (uint32_t)((rhf >> RHF_HDRQ_OFFSET_SHIFT) & RHF_HDRQ_OFFSET_MASK);
 		p->rhf = rhf;
+		p->len = (uint32_t)(rhf & RHF_PKT_LEN_MASK) * 4;
+		p->rcv_type = (uint8_t)((rhf >> RHF_RCV_TYPE_SHIFT) & RHF_RCV_TYPE_MASK);
+		/* A 9B packet is split after RCV_HDR_SIZE DWs, a bypass one per RCV_BYPASS. */
+		if (p->rcv_type == RHF_RCV_TYPE_IB) {
+			hdr_len = r->hdr_dws * 4u;
+			p->egr_skip = (uint16_t)(p->len < hdr_len ? p->len : hdr_len);
+		} else {
+			hdr_len = HFI_BYPASS_HDR_DWS * 4u;
+			p->egr_skip = (uint16_t)r->egr_skip;
+		}
 		/*
 		 * No header to trust when the HFI wrote none (KHdrLenErr) or the
 		 * offset would put it over the RHF or beyond the entry.
 		 */
 		p->hdr = !(rhf & RHF_K_HDR_LEN_ERR) &&
-			 hdr_dw + HFI_BYPASS_HDR_DWS + 2 <= r->entsize_dw ?
+			 hdr_dw + hdr_len / 4 + 2 <= r->entsize_dw ?
 			 (const uint8_t *)ent + hdr_dw * 4 : NULL;
-		p->len = (uint32_t)(rhf & RHF_PKT_LEN_MASK) * 4;
 		p->egr_idx = (uint16_t)((rhf >> RHF_EGR_INDEX_SHIFT) & RHF_EGR_INDEX_MASK);
 		p->egr_off = (uint32_t)((rhf >> RHF_EGR_OFFSET_SHIFT) & RHF_EGR_OFFSET_MASK) *
 			     HFI_RCV_BUF_BLOCK;
-		p->rcv_type = (uint8_t)((rhf >> RHF_RCV_TYPE_SHIFT) & RHF_RCV_TYPE_MASK);
 		p->use_egr = (rhf & RHF_USE_EGR_BFR) != 0;
 		p->errors = rhf & RHF_ERROR_MASK;
 		/* An eager place this context cannot have written: no buffer to trust. */
-		if (p->use_egr && (p->egr_idx >= r->egr_cnt || p->len <= r->egr_skip ||
-				   p->egr_off + (p->len - r->egr_skip) > r->egr_size))
+		if (p->use_egr && (p->egr_idx >= r->egr_cnt || p->len <= p->egr_skip ||
+				   p->egr_off + (p->len - p->egr_skip) > r->egr_size))
 			p->use_egr = false;
 		r->head = r->head + 1 == r->hdrq_cnt ? 0 : r->head + 1;
 		r->seq = r->seq == RHF_MAX_SEQ ? 1 : r->seq + 1;
@@ -232,6 +249,19 @@ uint64_t hfi_rcv_port_ctrl(struct hfi_dev *dev, uint64_t set, uint64_t clear);
  * bytes of a bypass packet kept in the header queue (hfi1's 4 DWs): RCV_BYPASS.
  */
 int hfi_rcv_set_bypass_ctxt(struct hfi_dev *dev, unsigned int ctxt);
+
+/*
+ * The context that receives SC15 (VL15) packets, the SMPs: RCV_VL15 (hfi1
+ * writes its control context there when it enables it).
+ */
+int hfi_rcv_set_vl15_ctxt(struct hfi_dev *dev, unsigned int ctxt);
+
+/*
+ * The QP map as hfi1's init_qpmap_table programs it: its 256 entries,
+ * indexed by QPN[8:1] of the 9B packets RSM does not steer, round robin over
+ * contexts first..last; then QP map and bypass enabled in RCV_CTRL.
+ */
+int hfi_rcv_qpmap_init(struct hfi_dev *dev, unsigned int first, unsigned int last);
 
 /*
  * The port's P_Key table as the receive check uses it (RCV_PARTITION_KEY,

@@ -567,4 +567,139 @@
 #define SEND_DMA_ENG_ERR_CLEAR_SDMA_HEADER_REQUEST_FIFO_UNC_ERR HFI_BIT(18)
 #define HFI_SDMA_DESCQ_CNT		2048	/* hfi1's SDMA_DESCQ_CNT */
 
+/* ---- PIO send contexts ---- */
+/*
+ * hfi1 chip_registers.h / chip.h / pio.c. A send context is a ring of 64-byte
+ * blocks (its credits) in the chip's PIO memory, written by the host through
+ * the write-combining PIO range of BAR0 and read out by the chip as packets.
+ */
+#define HFI_CHIP_SEND_CONTEXTS		160	/* TXE_NUM_CONTEXTS */
+
+/* Global TXE CSRs of the PIO side. */
+#define SEND_PIO_MEM_SIZE		(HFI_TXE + 0x20)	/* bytes of PIO memory */
+#define SEND_PIO_INIT_CTXT		(HFI_TXE + 0x38)
+#define SEND_PIO_INIT_CTXT_PIO_ALL_CTXT_INIT	HFI_BIT(0)
+#define SEND_PIO_INIT_CTXT_PIO_SINGLE_CTXT_INIT	HFI_BIT(1)
+#define SEND_PIO_INIT_CTXT_PIO_INIT_IN_PROGRESS	HFI_BIT(2)
+#define SEND_PIO_INIT_CTXT_PIO_INIT_ERR		HFI_BIT(3)
+#define SEND_PIO_INIT_CTXT_PIO_CTXT_NUM_SHIFT	8
+#define SEND_PIO_INIT_CTXT_PIO_CTXT_NUM_MASK	UINT64_C(0xff)
+#define SEND_PIO_ERR_STATUS		(HFI_TXE + 0x40)
+#define SEND_PIO_ERR_MASK		(HFI_TXE + 0x48)
+#define SEND_PIO_ERR_CLEAR		(HFI_TXE + 0x50)
+#define SEND_PIO_ERR_STATUS_PIO_WRITE_BAD_CTXT_ERR	HFI_BIT(0)
+
+/* Per-context CSRs: TXE + 0x100000 + 0x100 * context. */
+#define SEND_CTXT_BASE			(HFI_TXE + 0x100000)
+#define SEND_CTXT_STRIDE		0x100
+#define SEND_CTXT_CSR(c, reg)		(SEND_CTXT_BASE + SEND_CTXT_STRIDE * (uint32_t)(c) + (reg))
+
+#define SEND_CTXT_CTRL			0x00
+#define SEND_CTXT_CTRL_CTXT_ENABLE	HFI_BIT(0)
+#define SEND_CTXT_CTRL_CTXT_BASE_SHIFT	32	/* first block in PIO memory */
+#define SEND_CTXT_CTRL_CTXT_BASE_MASK	UINT64_C(0x3fff)
+#define SEND_CTXT_CTRL_CTXT_DEPTH_SHIFT	48	/* blocks (credits) */
+#define SEND_CTXT_CTRL_CTXT_DEPTH_MASK	UINT64_C(0x7ff)
+#define SEND_CTXT_STATUS		0x08
+#define SEND_CTXT_STATUS_CTXT_HALTED	HFI_BIT(0)
+#define SEND_CTXT_CREDIT_CTRL		0x10
+#define SEND_CTXT_CREDIT_CTRL_THRESHOLD_MASK	UINT64_C(0x7ff)
+#define SEND_CTXT_CREDIT_CTRL_EARLY_RETURN	HFI_BIT(16)
+#define SEND_CTXT_CREDIT_CTRL_CREDIT_INTR	HFI_BIT(17)
+#define SEND_CTXT_CREDIT_RETURN_ADDR	0x20
+#define SEND_CTXT_CREDIT_RETURN_ADDR_ADDRESS_MASK UINT64_C(0xffffffffffc0)
+#define SEND_CTXT_CREDIT_FORCE		0x28
+#define SEND_CTXT_CREDIT_FORCE_FORCE_RETURN	HFI_BIT(0)
+#define SEND_CTXT_ERR_STATUS		0x40
+#define SEND_CTXT_ERR_MASK		0x48
+#define SEND_CTXT_ERR_CLEAR		0x50
+#define SEND_CTXT_CHECK_ENABLE		0x80
+#define SEND_CTXT_CHECK_VL		0x88	/* bit per VL the context may not send on */
+#define SEND_CTXT_CHECK_JOB_KEY		0x90
+#define SEND_CTXT_CHECK_PARTITION_KEY	0x98
+#define SEND_CTXT_CHECK_SLID		0xa0
+#define SEND_CTXT_CHECK_OPCODE		0xa8
+
+/* SEND_CTXT_ERR_STATUS: every one halts the context (chip.c sc_err_status_flags). */
+#define SEND_CTXT_ERR_STATUS_PIO_INCONSISTENT_SOP_ERR	HFI_BIT(0)	/* packet dropped */
+#define SEND_CTXT_ERR_STATUS_PIO_DISALLOWED_PACKET_ERR	HFI_BIT(1)	/* packet dropped */
+#define SEND_CTXT_ERR_STATUS_PIO_WRITE_CROSSES_BOUNDARY_ERR HFI_BIT(2)	/* write dropped */
+#define SEND_CTXT_ERR_STATUS_PIO_WRITE_OVERFLOW_ERR	HFI_BIT(3)	/* write dropped */
+#define SEND_CTXT_ERR_STATUS_PIO_WRITE_OUT_OF_BOUNDS_ERR HFI_BIT(4)	/* write dropped */
+/*
+ * Bits 5..63 are reserved on the chip. The software HFI reports two halts of
+ * its own in the top bits (doc/guides/software_hfi.md): a credit return to an
+ * address outside DMA memory, and an enable with a size or place in PIO memory
+ * the chip has not (depth 0 or over 1024 blocks, past the memory, overlapping
+ * another enabled context).
+ */
+#define SEND_CTXT_ERR_STATUS_SW_CONFIG_ERR		HFI_BIT(62)
+#define SEND_CTXT_ERR_STATUS_SW_CREDIT_RETURN_ERR	HFI_BIT(63)
+
+/* SEND_CTXT_CHECK_ENABLE (what hfi1_pkt_default_send_ctxt_mask() sets) */
+#define SEND_CTXT_CHECK_ENABLE_CHECK_ENABLE			HFI_BIT(0)
+#define SEND_CTXT_CHECK_ENABLE_CHECK_VL				HFI_BIT(1)
+#define SEND_CTXT_CHECK_ENABLE_CHECK_JOB_KEY			HFI_BIT(2)
+#define SEND_CTXT_CHECK_ENABLE_CHECK_PARTITION_KEY		HFI_BIT(3)
+#define SEND_CTXT_CHECK_ENABLE_CHECK_SLID			HFI_BIT(4)
+#define SEND_CTXT_CHECK_ENABLE_CHECK_OPCODE			HFI_BIT(5)
+#define SEND_CTXT_CHECK_ENABLE_CHECK_VL_MAPPING			HFI_BIT(6)
+#define SEND_CTXT_CHECK_ENABLE_CHECK_BYPASS_VL_MAPPING		HFI_BIT(7)
+#define SEND_CTXT_CHECK_ENABLE_DISALLOW_RAW			HFI_BIT(8)
+#define SEND_CTXT_CHECK_ENABLE_DISALLOW_RAW_IPV6		HFI_BIT(9)
+#define SEND_CTXT_CHECK_ENABLE_DISALLOW_GRH			HFI_BIT(10)
+#define SEND_CTXT_CHECK_ENABLE_DISALLOW_BYPASS			HFI_BIT(11)
+#define SEND_CTXT_CHECK_ENABLE_DISALLOW_KDETH_PACKETS		HFI_BIT(12)
+#define SEND_CTXT_CHECK_ENABLE_DISALLOW_NON_KDETH_PACKETS	HFI_BIT(13)
+#define SEND_CTXT_CHECK_ENABLE_DISALLOW_TOO_SMALL_IB_PACKETS	HFI_BIT(14)
+#define SEND_CTXT_CHECK_ENABLE_DISALLOW_TOO_SMALL_BYPASS_PACKETS HFI_BIT(15)
+#define SEND_CTXT_CHECK_ENABLE_DISALLOW_PBC_TEST		HFI_BIT(16)
+#define SEND_CTXT_CHECK_ENABLE_DISALLOW_BAD_PKT_LEN		HFI_BIT(17)
+#define SEND_CTXT_CHECK_ENABLE_DISALLOW_TOO_LONG_IB_PACKETS	HFI_BIT(18)
+#define SEND_CTXT_CHECK_ENABLE_DISALLOW_TOO_LONG_BYPASS_PACKETS	HFI_BIT(19)
+#define SEND_CTXT_CHECK_ENABLE_DISALLOW_PBC_STATIC_RATE_CONTROL	HFI_BIT(20)
+#define SEND_CTXT_CHECK_ENABLE_DISALLOW_BYPASS_BAD_PKT_LEN	HFI_BIT(21)
+#define SEND_CTXT_CHECK_PARTITION_KEY_VALUE_MASK	UINT64_C(0xffff)
+#define SEND_CTXT_CHECK_OPCODE_MASK_SHIFT		8
+
+/* The credit return the chip DMA-writes: one QW at CREDIT_RETURN_ADDR + 8 * (context & 7). */
+#define CR_COUNTER_MASK			UINT64_C(0x7ff)	/* blocks freed, free-running */
+#define CR_STATUS			HFI_BIT(11)
+#define CR_CREDIT_RETURN_DUE_TO_PBC	HFI_BIT(12)
+#define CR_CREDIT_RETURN_DUE_TO_THRESHOLD HFI_BIT(13)
+#define CR_CREDIT_RETURN_DUE_TO_ERR	HFI_BIT(14)
+#define CR_CREDIT_RETURN_DUE_TO_FORCE	HFI_BIT(15)
+#define HFI_CR_GROUP			8	/* contexts sharing one 64-byte return area */
+
+/*
+ * PIO send buffers: BAR0 + 0x2000000, 32 MB, write only. Context c's blocks
+ * are at + ((c & 0xff) << 16) + 64 * block; the first block of a packet is
+ * written through the start-of-packet alias 16 MB above (pio_copy.c).
+ */
+#define HFI_PIO_BASE			(HFI_TXE + 0x800000)	/* TXE_PIO_SEND */
+#define HFI_PIO_SIZE			(UINT32_C(32) << 20)
+#define HFI_PIO_SOP_DISTANCE		(HFI_PIO_SIZE / 2)
+#define HFI_PIO_CTXT_SHIFT		16
+#define HFI_PIO_CTXT_MASK		UINT32_C(0xff)
+#define HFI_PIO_ADDR(c, off, sop)	(HFI_PIO_BASE + ((sop) ? HFI_PIO_SOP_DISTANCE : 0) + \
+					 (((uint32_t)(c) & HFI_PIO_CTXT_MASK) << HFI_PIO_CTXT_SHIFT) + \
+					 (uint32_t)(off))
+#define HFI_PIO_BLOCK			64	/* PIO_BLOCK_SIZE: one credit */
+#define HFI_PIO_BLOCK_QWS		(HFI_PIO_BLOCK / 8)
+#define HFI_PIO_MAX_BLOCKS		1024	/* PIO_MAX_BLOCKS: a context's largest depth */
+
+/* ---- 9B (IB-format) packets ---- */
+/*
+ * The receive side of 9B packets: SC15 (VL15) packets go to the RCV_VL15
+ * context; the others through RSM, then the QP map (RCV_CTRL QP map enable),
+ * a table of 256 context numbers indexed by QPN[8:1] (chip.c init_qpmap_table).
+ */
+#define RCV_VL15			(HFI_RXE + 0x48)
+#define RCV_VL15_CONTEXT_MASK		UINT64_C(0xff)
+#define RCV_QP_MAP_TABLE		(HFI_RXE + 0x100)
+#define HFI_QP_MAP_ENTRIES		256	/* one byte each, 8 per CSR */
+#define RCV_HDR_SIZE_HDR_SIZE_MASK	UINT64_C(0x1f)
+#define HFI_RCV_HDR_SIZE_MIN		2	/* hfi1's valid range for RcvHdrSize */
+#define HFI_RCV_HDR_SIZE_MAX		31
+
 #endif /* HFI_REGS_H */

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "hfi_9b.h"
 #include "hfi_capture.h"
 #include "hfi_dev.h"
 #include "hfi_icrc.h"
@@ -25,13 +26,7 @@
 
 #define ERF_HDR_LEN		16
 #define ERF_FLAG_VLEN		0x04
-#define OPA_9B_LRH_LEN		8
-#define OPA_BTH_LEN		12
-#define OPA_DETH_LEN		8
-#define OPA_9B_ICRC_LEN		4
-#define OPA_LNH_BTH		2
-#define OPA_UD_SEND_ONLY	0x64
-#define CAPTURE_MAX_PKT		16384	/* a 16B packet (max 16376) or an ERF-wrapped MAD */
+#define CAPTURE_MAX_PKT		16400	/* a 16B packet (max 16376), or an ERF header and a 9B packet */
 
 struct hfi_capture {
 	FILE *f;
@@ -168,43 +163,13 @@ hfi_capture_16b(struct hfi_capture *cap, const void *pkt, uint32_t len)
 	return write_epb(cap, HFI_CAPTURE_IF_16B, len);
 }
 
+/* The ERF header in front of a 9B packet of pkt_len bytes at erf + ERF_HDR_LEN. */
 static void
-put_be16(uint8_t *p, uint16_t v)
+erf_header(uint8_t *erf, uint32_t pkt_len)
 {
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void
-put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-/*
- * A MAD as the 9B UD packet that would carry it (LIDs truncated to 16 bits,
- * as 9B headers have them), behind an ERF header of type OPA 9B.
- */
-int
-hfi_capture_mad(struct hfi_capture *cap, const struct hfi_capture_mad *a, const void *mad,
-		uint32_t len)
-{
-	uint8_t *erf = cap->buf + 20;
-	uint8_t *lrh = erf + ERF_HDR_LEN;
-	uint8_t *bth = lrh + OPA_9B_LRH_LEN;
-	uint8_t *deth = bth + OPA_BTH_LEN;
-	uint8_t *payload = deth + OPA_DETH_LEN;
-	uint32_t pkt_len = OPA_9B_LRH_LEN + OPA_BTH_LEN + OPA_DETH_LEN + pad4(len) +
-			   OPA_9B_ICRC_LEN;
-	uint32_t icrc;
 	struct timespec ts;
 	uint64_t erf_ts;
 
-	if (len > HFI_MAD_SIZE)
-		return -EINVAL;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	/* ERF timestamp: 32.32 fixed-point seconds, little-endian. */
 	erf_ts = ((uint64_t)ts.tv_sec << 32) |
@@ -212,28 +177,47 @@ hfi_capture_mad(struct hfi_capture *cap, const struct hfi_capture_mad *a, const 
 	memcpy(erf, &erf_ts, 8);
 	erf[8] = HFI_ERF_TYPE_OPA_9B;
 	erf[9] = ERF_FLAG_VLEN;
-	put_be16(erf + 10, (uint16_t)(ERF_HDR_LEN + pkt_len));
-	put_be16(erf + 12, 0);
-	put_be16(erf + 14, (uint16_t)pkt_len);
+	hfi_9b_put_be16(erf + 10, (uint16_t)(ERF_HDR_LEN + pkt_len));
+	hfi_9b_put_be16(erf + 12, 0);
+	hfi_9b_put_be16(erf + 14, (uint16_t)pkt_len);
+}
 
-	lrh[0] = a->dest_qpn == 0 ? 0xf0 : 0x00;	/* VL15 for SMPs, else VL0; LVer 0 */
-	lrh[1] = (uint8_t)((a->sl & 0xf) << 4 | OPA_LNH_BTH);
-	put_be16(lrh + 2, (uint16_t)a->dlid);
-	put_be16(lrh + 4, (uint16_t)((pkt_len / 4) & 0x7ff));
-	put_be16(lrh + 6, (uint16_t)a->slid);
+int
+hfi_capture_9b(struct hfi_capture *cap, const void *pkt, uint32_t len)
+{
+	uint8_t *erf = cap->buf + 20;
 
-	memset(bth, 0, OPA_BTH_LEN);
-	bth[0] = OPA_UD_SEND_ONLY;
-	bth[1] = (uint8_t)(((pad4(len) - len) & 3) << 4);
-	put_be16(bth + 2, a->pkey);
-	put_be32(bth + 4, a->dest_qpn & 0xffffff);
+	if (ERF_HDR_LEN + len > CAPTURE_MAX_PKT)
+		return -EINVAL;
+	erf_header(erf, len);
+	memcpy(erf + ERF_HDR_LEN, pkt, len);
+	return write_epb(cap, HFI_CAPTURE_IF_MAD, ERF_HDR_LEN + len);
+}
 
-	put_be32(deth, a->qkey);
-	put_be32(deth + 4, a->src_qpn & 0xffffff);
+/*
+ * A MAD as the 9B UD packet that would carry it (LIDs truncated to 16 bits,
+ * as 9B headers have them; SC15 for SMPs, else SC0), behind an ERF header of
+ * type OPA 9B.
+ */
+int
+hfi_capture_mad(struct hfi_capture *cap, const struct hfi_capture_mad *a, const void *mad,
+		uint32_t len)
+{
+	uint8_t *erf = cap->buf + 20;
+	uint8_t *pkt = erf + ERF_HDR_LEN;
+	uint32_t pkt_len = HFI_9B_UD_HDR_LEN + (uint32_t)pad4(len) + HFI_9B_ICRC_LEN;
+	struct hfi_9b_ud ud = {
+		.dlid = (uint16_t)a->dlid, .slid = (uint16_t)a->slid,
+		.sc = a->dest_qpn == 0 ? HFI_9B_SC_VL15 : 0, .sl = a->sl, .pkey = a->pkey,
+		.dest_qp = a->dest_qpn, .src_qp = a->src_qpn, .qkey = a->qkey,
+	};
 
-	memcpy(payload, mad, len);
-	memset(payload + len, 0, pad4(len) - len);
-	icrc = hfi_crc32(lrh, pkt_len - OPA_9B_ICRC_LEN);
-	memcpy(payload + pad4(len), &icrc, 4);
+	if (len > HFI_MAD_SIZE)
+		return -EINVAL;
+	hfi_9b_ud_header(pkt, &ud, len);
+	memcpy(pkt + HFI_9B_UD_HDR_LEN, mad, len);
+	memset(pkt + HFI_9B_UD_HDR_LEN + len, 0, pad4(len) - len);
+	hfi_9b_icrc_insert(pkt, pkt_len);
+	erf_header(erf, pkt_len);
 	return write_epb(cap, HFI_CAPTURE_IF_MAD, ERF_HDR_LEN + pkt_len);
 }

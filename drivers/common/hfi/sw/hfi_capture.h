@@ -7,9 +7,10 @@
 
 /*
  * A pcapng writer for the software fabric: interface 0 carries raw 16B
- * packets (LINKTYPE_USER0), interface 1 carries MADs wrapped as OPA 9B
- * UD packets in ERF records (LINKTYPE_ERF, ERF type 29), which Wireshark's
- * OPA dissectors decode. Not thread-safe: the fabric serialises calls.
+ * packets (LINKTYPE_USER0), interface 1 carries 9B packets in ERF records
+ * (LINKTYPE_ERF, ERF type 29): those the HFIs send, and MADs of the MAD
+ * channel wrapped as the UD packets that would carry them. Wireshark's OPA
+ * dissectors decode them. Not thread-safe: the fabric serialises calls.
  */
 
 #include <stdint.h>
@@ -35,6 +36,8 @@ struct hfi_capture_mad {
 int hfi_capture_open(const char *path, struct hfi_capture **out);
 int hfi_capture_close(struct hfi_capture *cap);
 int hfi_capture_16b(struct hfi_capture *cap, const void *pkt, uint32_t len);
+/* A 9B packet (LRH through ICRC) on interface 1, as ERF type OPA 9B. */
+int hfi_capture_9b(struct hfi_capture *cap, const void *pkt, uint32_t len);
 int hfi_capture_mad(struct hfi_capture *cap, const struct hfi_capture_mad *addr,
 		    const void *mad, uint32_t len);
 

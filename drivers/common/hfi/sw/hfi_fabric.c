@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "hfi_16b.h"
+#include "hfi_9b.h"
 #include "hfi_capture.h"
 #include "hfi_fabric_priv.h"
 
@@ -1094,9 +1095,22 @@ fab_route(struct hfi_fabric *fab, int src_slot, uint32_t dlid)
 	return slot < 0 ? 0 : UINT64_C(1) << slot;
 }
 
+uint64_t
+fab_route_9b(struct hfi_fabric *fab, int src_slot, uint16_t dlid)
+{
+	int slot;
+
+	if (dlid == HFI_9B_LID_PERMISSIVE)
+		return data_ports_mask(fab) & ~(UINT64_C(1) << src_slot);
+	if (dlid >= HFI_9B_MCAST_BASE)
+		return 0;
+	slot = slot_of_lid(fab, dlid);
+	return slot < 0 ? 0 : UINT64_C(1) << slot;
+}
+
 void
 fab_push_data(struct hfi_fabric *fab, int src_slot, uint64_t *targets, const uint8_t *pkt,
-	      uint32_t len, bool injected)
+	      uint32_t len, unsigned int flags)
 {
 	struct fab_port *src = fab_port(fab, src_slot);
 	uint64_t t = *targets;
@@ -1122,10 +1136,11 @@ fab_push_data(struct hfi_fabric *fab, int src_slot, uint64_t *targets, const uin
 				continue;	/* full: stays in *targets */
 			c->len = len;
 			c->src_lid = src->lid;
+			c->flags = (uint8_t)(flags & ~FAB_PKT_INJECTED);
 			memcpy(c->data, pkt, len);
 			fab_data_commit(fab, c, pos);
 		}
-		if (injected) {
+		if (flags & FAB_PKT_INJECTED) {
 			fab_count(src, FAB_CTR(rx_injected), 1);
 		} else {
 			fab_count(src, FAB_CTR(tx_pkts), 1);
@@ -1550,12 +1565,16 @@ hfi_fabric_capture_stop(struct hfi_fabric *fab)
 }
 
 void
-fab_capture_data(struct hfi_fabric *fab, const uint8_t *pkt, uint32_t len)
+fab_capture_data(struct hfi_fabric *fab, const uint8_t *pkt, uint32_t len, unsigned int flags)
 {
 	if (!atomic_load_explicit(&fab->capturing, memory_order_relaxed))
 		return;
 	pthread_mutex_lock(&fab->cap_lock);
-	if (fab->cap != NULL)
-		hfi_capture_16b(fab->cap, pkt, len);
+	if (fab->cap != NULL) {
+		if (flags & FAB_PKT_9B)
+			hfi_capture_9b(fab->cap, pkt, len);
+		else
+			hfi_capture_16b(fab->cap, pkt, len);
+	}
 	pthread_mutex_unlock(&fab->cap_lock);
 }

@@ -6,7 +6,7 @@
 #define HFI_FABRIC_H
 
 /*
- * The software fabric: a switch that routes 16B packets by DLID between the
+ * The software fabric: a switch that routes 16B and 9B packets by DLID between the
  * ports of software HFIs, carries MADs, keeps per-port counters and can
  * capture every packet that crosses it.
  *
@@ -68,11 +68,11 @@ enum hfi_drop_reason {
 	HFI_DROP_UNKNOWN_DLID = 0,	/* no port has the DLID */
 	HFI_DROP_LINK_DOWN,		/* sender's or receiver's link down (where it is down) */
 	HFI_DROP_FAULT,			/* fault injection */
-	HFI_DROP_NOT_BYPASS,		/* PBC without PacketBypass: only 16B is modelled */
+	HFI_DROP_NOT_BYPASS,		/* no longer counted: 9B packets are modelled too */
 	/* counted at the receiving port */
 	HFI_DROP_HOQ_TIMEOUT,		/* back-pressured past the head-of-queue lifetime */
 	HFI_DROP_DLID_MISMATCH,		/* arrived at a port that does not own the DLID */
-	HFI_DROP_PORT_DISABLED,		/* RCV_CTRL port or bypass receive disabled */
+	HFI_DROP_PORT_DISABLED,		/* RCV_CTRL port (or, for 16B, bypass) receive disabled */
 	HFI_DROP_PKEY,			/* PKEY not in the receiver's table */
 	HFI_DROP_NO_CONTEXT,		/* selected receive context not enabled */
 	HFI_DROP_HDRQ_FULL,		/* header queue full */

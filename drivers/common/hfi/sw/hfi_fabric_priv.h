@@ -27,7 +27,7 @@
 #include "hfi_mad.h"
 
 #define FAB_MAGIC		UINT64_C(0x4346424641504f31)	/* "1OPAFBFC" */
-#define FAB_VERSION		2	/* 2: two more drop counters per port */
+#define FAB_VERSION		3	/* 3: data cells say whether they hold a 9B packet */
 #define FAB_MAX_PROCS		64
 #define FAB_CELL_HDR		64
 #define FAB_DATA_PAYLOAD	16384
@@ -45,7 +45,7 @@ struct fab_cell {
 	_Atomic uint64_t state;		/* position << 24 | phase << 16 | owner */
 	uint32_t len;
 	uint32_t src_lid;
-	/* MADs */
+	/* MADs (data cells use only flags: FAB_PKT_*) */
 	uint32_t src_qpn;
 	uint32_t dest_qpn;
 	uint32_t qkey;
@@ -178,13 +178,30 @@ void fab_port_detach(struct hfi_fabric *fab, int slot, int wake_fd);
 uint64_t fab_route(struct hfi_fabric *fab, int src_slot, uint32_t dlid);
 
 /*
+ * The same for a 9B packet's 16-bit DLID: the port with that LID; the
+ * permissive LID reaches every other data port (the fabric has no switch
+ * SMA to take it); IB multicast LIDs (0xc000..0xfffe) reach none.
+ */
+uint64_t fab_route_9b(struct hfi_fabric *fab, int src_slot, uint16_t dlid);
+
+/*
+ * What a data cell carries besides the bytes. On the wire the link layer
+ * says which header format a packet has and a 9B packet's SC[4]; the cell
+ * keeps them.
+ */
+#define FAB_PKT_9B		0x1u	/* a 9B (IB-format) packet, else 16B */
+#define FAB_PKT_SC4		0x2u	/* a 9B packet's SC[4] (the PBC's DcInfo) */
+#define FAB_PKT_INJECTED	0x80u	/* fault injection: count as injected, not sent */
+
+/*
  * Copy a packet into the inbound rings of the ports in *targets. Delivered
  * (or, for a port that went away or whose link is down, dropped and
  * counted) targets are cleared; those whose ring is full stay set. Each
- * copy counts as sent by src_slot, or as injected there when `injected`.
+ * copy counts as sent by src_slot, or as injected there (FAB_PKT_INJECTED);
+ * the cell keeps the other FAB_PKT_* flags.
  */
 void fab_push_data(struct hfi_fabric *fab, int src_slot, uint64_t *targets,
-		   const uint8_t *pkt, uint32_t len, bool injected);
+		   const uint8_t *pkt, uint32_t len, unsigned int flags);
 
 /* Claim a cell of a port's inbound packet ring (NULL: full), fill it, commit it. */
 struct fab_cell *fab_data_claim(struct hfi_fabric *fab, int slot, uint64_t *pos);
@@ -210,6 +227,8 @@ bool fab_port_owner_alive(struct hfi_fabric *fab, int slot);
 /* Run hfi_fabric_reap() if the last run is older than interval_ms. */
 void fab_reap_periodic(struct hfi_fabric *fab, unsigned int interval_ms);
 
-void fab_capture_data(struct hfi_fabric *fab, const uint8_t *pkt, uint32_t len);
+/* Capture a packet the port sends: 16B, or 9B (FAB_PKT_9B in flags). */
+void fab_capture_data(struct hfi_fabric *fab, const uint8_t *pkt, uint32_t len,
+		      unsigned int flags);
 
 #endif /* HFI_FABRIC_PRIV_H */

@@ -5,9 +5,11 @@
 /*
  * The software HFI device model. It decodes the CSRs the ring code writes,
  * consumes SDMA descriptors (gather, generation check, PBC/LEN checks,
- * halt with error status), inserts the ICRC, hands packets to the fabric,
- * and on the receive side checks PKEY and ICRC, applies RSM and writes
- * packets into eager buffers and RHFs into header queues.
+ * halt with error status), inserts the ICRC, hands packets to the fabric
+ * (the egress, shared with the PIO send contexts of hfi_sw_pio.c), and on
+ * the receive side checks PKEY and ICRC, picks the receive context (RSM for
+ * 16B packets; VL15 and the QP map for 9B ones) and writes packets into
+ * eager buffers and RHFs into header queues.
  *
  * Concurrency: an engine is run by whoever holds its `busy` flag (the
  * device thread, or the caller of the doorbell in inline mode); the
@@ -25,6 +27,7 @@
 #include <time.h>
 
 #include "hfi_16b.h"
+#include "hfi_9b.h"
 #include "hfi_fabric_priv.h"
 #include "hfi_fault.h"
 #include "hfi_icrc.h"
@@ -215,6 +218,11 @@ sdma_fetch(struct hfi_sw *sw, struct sw_sdma *e)
 			sdma_halt(e, SDMA_ERR_LENGTH_MISMATCH);
 			return -1;
 		}
+	} else if (total - PBC_SIZE < HFI_9B_LRH_LEN ||
+		   hfi_9b_len_dws(e->pkt + PBC_SIZE) != (total - PBC_SIZE) / 4 + 1) {
+		/* A 9B packet: its LRH, PktLen counting the ICRC the engine appends. */
+		sdma_halt(e, SDMA_ERR_LENGTH_MISMATCH);
+		return -1;
 	}
 	e->pend_len = total;
 	e->pend_ndesc = i + 1;
@@ -253,45 +261,53 @@ take_fault(_Atomic uint32_t *counter)
 	return false;
 }
 
-/* What the engine does with a gathered packet: ICRC, faults, capture, switch. */
+/* Corrupt the ICRC of a packet of len bytes: 16B (slot before the tail byte) or 9B (last 4). */
 static void
-sdma_send(struct hfi_sw *sw, struct sw_sdma *e)
+icrc_corrupt(uint8_t *pkt, uint32_t len, bool is_9b)
 {
-	uint8_t *pkt = e->pkt + PBC_SIZE;
-	uint32_t len = e->pend_len - PBC_SIZE;
-	uint64_t pbc;
+	size_t off = is_9b ? len - HFI_9B_ICRC_LEN : hfi_icrc_offset(len);
+	uint32_t icrc;
 
-	memcpy(&pbc, e->pkt, sizeof(pbc));
-	e->pend_targets = 0;
-	if (!(pbc & PBC_PACKET_BYPASS)) {
-		tx_drop(sw, len, HFI_DROP_NOT_BYPASS);
-		return;
-	}
+	memcpy(&icrc, pkt + off, sizeof(icrc));
+	icrc = ~icrc;
+	memcpy(pkt + off, &icrc, sizeof(icrc));
+}
+
+void
+sw_tx_send(struct hfi_sw *sw, uint64_t pbc, struct sw_tx *t)
+{
+	bool is_9b = !(pbc & PBC_PACKET_BYPASS);
+
+	t->targets = 0;
+	t->flags = is_9b ? FAB_PKT_9B | ((pbc & PBC_DC_INFO) ? FAB_PKT_SC4 : 0) : 0;
 	if (atomic_load_explicit(&sw->port->link, memory_order_relaxed) != HFI_LINK_UP) {
-		tx_drop(sw, len, HFI_DROP_LINK_DOWN);
+		tx_drop(sw, t->len, HFI_DROP_LINK_DOWN);
 		return;
 	}
 	if (take_fault(&sw->fault_drop)) {
-		tx_drop(sw, len, HFI_DROP_FAULT);
+		tx_drop(sw, t->len, HFI_DROP_FAULT);
 		return;
 	}
-	if (pbc & PBC_INSERT_BYPASS_ICRC)
-		hfi_icrc_insert(pkt, len);
-	if ((pbc & PBC_TEST_BAD_ICRC) || take_fault(&sw->fault_icrc)) {
-		size_t off = hfi_icrc_offset(len);
-		uint32_t icrc;
-
-		memcpy(&icrc, pkt + off, sizeof(icrc));
-		icrc = ~icrc;
-		memcpy(pkt + off, &icrc, sizeof(icrc));
+	if (is_9b) {
+		/* The chip appends a 9B packet's ICRC; the sender left no slot for it. */
+		t->len += HFI_9B_ICRC_LEN;
+		hfi_9b_icrc_insert(t->pkt, t->len);
+	} else if (pbc & PBC_INSERT_BYPASS_ICRC) {
+		hfi_icrc_insert(t->pkt, t->len);
 	}
-	fab_capture_data(sw->fab, pkt, len);
-	e->pend_targets = fab_route(sw->fab, sw->slot, hfi_16b_dlid(pkt));
-	if (e->pend_targets == 0) {
-		tx_drop(sw, len, HFI_DROP_UNKNOWN_DLID);
+	if ((pbc & PBC_TEST_BAD_ICRC) || take_fault(&sw->fault_icrc))
+		icrc_corrupt(t->pkt, t->len, is_9b);
+	fab_capture_data(sw->fab, t->pkt, t->len, t->flags);
+	if (!is_9b)
+		t->targets = fab_route(sw->fab, sw->slot, hfi_16b_dlid(t->pkt));
+	else if (t->len >= HFI_9B_LRH_LEN + HFI_9B_ICRC_LEN)
+		t->targets = fab_route_9b(sw->fab, sw->slot, hfi_9b_dlid(t->pkt));
+	if (t->targets == 0) {
+		tx_drop(sw, t->len, HFI_DROP_UNKNOWN_DLID);
 		return;
 	}
-	fab_push_data(sw->fab, sw->slot, &e->pend_targets, pkt, len, false);
+	fab_push_data(sw->fab, sw->slot, &t->targets, t->pkt, t->len, t->flags);
+	t->since = fab_now_ns();
 }
 
 /*
@@ -301,25 +317,36 @@ sdma_send(struct hfi_sw *sw, struct sw_sdma *e)
  * may have drained long before this retry. Those still blocked past the
  * head-of-queue lifetime are dropped as a switch would.
  */
-static void
-sdma_retry(struct hfi_sw *sw, struct sw_sdma *e)
+void
+sw_tx_retry(struct hfi_sw *sw, struct sw_tx *t)
 {
-	uint64_t waited = fab_now_ns() - e->pend_since;
-	uint32_t len = e->pend_len - PBC_SIZE;
+	uint64_t waited = fab_now_ns() - t->since;
 
 	if (waited >= (uint64_t)SW_STALL_REAP_MS * 1000000u)
 		fab_reap_periodic(sw->fab, SW_STALL_REAP_MS);
-	fab_push_data(sw->fab, sw->slot, &e->pend_targets, e->pkt + PBC_SIZE, len, false);
+	fab_push_data(sw->fab, sw->slot, &t->targets, t->pkt, t->len, t->flags);
 	if (waited < (uint64_t)sw->fab->hdr->cfg.hoq_life_ms * 1000000u)
 		return;
-	while (e->pend_targets != 0) {
-		int i = __builtin_ctzll(e->pend_targets);
+	while (t->targets != 0) {
+		int i = __builtin_ctzll(t->targets);
 
-		e->pend_targets &= e->pend_targets - 1;
+		t->targets &= t->targets - 1;
 		fab_count(sw->port, FAB_CTR(tx_pkts), 1);
-		fab_count(sw->port, FAB_CTR(tx_bytes), len);
+		fab_count(sw->port, FAB_CTR(tx_bytes), t->len);
 		fab_count_drop(fab_port(sw->fab, i), HFI_DROP_HOQ_TIMEOUT);
 	}
+}
+
+/* What the engine does with a gathered packet. */
+static void
+sdma_send(struct hfi_sw *sw, struct sw_sdma *e)
+{
+	uint64_t pbc;
+
+	memcpy(&pbc, e->pkt, sizeof(pbc));
+	e->tx.pkt = e->pkt + PBC_SIZE;
+	e->tx.len = e->pend_len - PBC_SIZE;
+	sw_tx_send(sw, pbc, &e->tx);
 }
 
 static unsigned int
@@ -336,8 +363,8 @@ sdma_run(struct hfi_sw *sw, struct sw_sdma *e)
 	}
 	while (e->running && n < SW_SDMA_BUDGET) {
 		if (e->pending) {
-			sdma_retry(sw, e);
-			if (e->pend_targets != 0)
+			sw_tx_retry(sw, &e->tx);
+			if (e->tx.targets != 0)
 				break;
 		} else {
 			int rc = sdma_fetch(sw, e);
@@ -345,9 +372,8 @@ sdma_run(struct hfi_sw *sw, struct sw_sdma *e)
 			if (rc <= 0)
 				break;
 			sdma_send(sw, e);
-			if (e->pend_targets != 0) {
+			if (e->tx.targets != 0) {
 				e->pending = true;
-				e->pend_since = fab_now_ns();
 				break;
 			}
 		}
@@ -564,37 +590,27 @@ egr_place(struct hfi_sw *sw, struct sw_ctxt *cx, uint64_t ctrl, uint32_t len,
 	return DELIVERED;
 }
 
-/* Deliver one packet from the fabric. Called with the drain lock held. */
+/* What the port made of a packet for its receive context. */
+struct rx_pkt {
+	const uint8_t *pkt;
+	uint32_t len;
+	uint32_t hdr_len;	/* packet bytes for the header queue entry */
+	uint32_t skip;		/* packet bytes not in the eager buffer */
+	uint64_t rhf;		/* receive type, DcInfo, error bits */
+};
+
+/* Write a packet into receive context ctxt. Called with the drain lock held. */
 static enum deliver_rc
-rx_deliver(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len)
+rx_place(struct hfi_sw *sw, unsigned int ctxt, const struct rx_pkt *p)
 {
 	struct fab_port *port = sw->port;
-	uint64_t rcv_ctrl = atomic_load_explicit(&sw->rcv_ctrl, memory_order_relaxed);
-	uint32_t dlid = hfi_16b_dlid(pkt);
-	uint32_t next, hd_head, hdr_len, skip, ent_dw;
-	uint64_t err = 0, rhf, ctrl;
+	uint32_t next, hd_head, ent_dw, len = p->len;
+	uint64_t err = p->rhf & RHF_ERROR_MASK, rhf, ctrl;
 	struct egr_place pl = { 0 };
 	enum deliver_rc rc;
 	struct sw_ctxt *cx;
-	unsigned int ctxt;
 	uint64_t *ent;
 
-	if (atomic_load_explicit(&port->link, memory_order_relaxed) != HFI_LINK_UP)
-		return rx_drop(sw, HFI_DROP_LINK_DOWN);
-	if (dlid != port->lid && !hfi_lid_is_mcast(dlid))
-		return rx_drop(sw, HFI_DROP_DLID_MISMATCH);
-	if ((rcv_ctrl & (RCV_CTRL_RCV_PORT_ENABLE | RCV_CTRL_RCV_BYPASS_ENABLE)) !=
-	    (RCV_CTRL_RCV_PORT_ENABLE | RCV_CTRL_RCV_BYPASS_ENABLE))
-		return rx_drop(sw, HFI_DROP_PORT_DISABLED);
-	if ((rcv_ctrl & RCV_CTRL_RCV_PARTITION_KEY_ENABLE) &&
-	    !pkey_allowed(sw, hfi_16b_pkey(pkt)))
-		return rx_drop(sw, HFI_DROP_PKEY);
-	if (!hfi_icrc_check(pkt, len))
-		err |= RHF_ICRC_ERR;
-	if (hfi_16b_len_flits(pkt) * HFI_16B_FLIT != len)
-		err |= RHF_LEN_ERR;
-
-	ctxt = rsm_select(sw, pkt, len, rcv_ctrl);
 	if (ctxt >= sw->nctxt || !atomic_load_explicit(&sw->ctxt[ctxt].enabled,
 						       memory_order_acquire))
 		return rx_drop(sw, HFI_DROP_NO_CONTEXT);
@@ -613,12 +629,8 @@ rx_deliver(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len)
 		return rx_drop(sw, HFI_DROP_HDRQ_FULL);
 	}
 
-	/* RCV_BYPASS.HDR_SIZE DWs go to the entry; split mode keeps them out of the eager data. */
-	hdr_len = (uint32_t)((atomic_load_explicit(&sw->rcv_bypass, memory_order_relaxed) >>
-			      RCV_BYPASS_HDR_SIZE_SHIFT) & RCV_BYPASS_HDR_SIZE_MASK) * 4;
-	skip = sw->bypass_egr == HFI_BYPASS_EGR_SPLIT ? min_u32(hdr_len, len) : 0;
-	if (len > skip) {
-		rc = egr_place(sw, cx, ctrl, len - skip, &pl);
+	if (len > p->skip) {
+		rc = egr_place(sw, cx, ctrl, len - p->skip, &pl);
 		if (rc != DELIVERED)
 			return rc;
 	} else {
@@ -629,14 +641,13 @@ rx_deliver(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len)
 		return ctxt_fail(sw, cx, RCV_CTXT_STATUS_SW_DMA_ERR, HFI_DROP_DMA_ERROR);
 
 	if (pl.buf != NULL)
-		memcpy(pl.buf, pkt + skip, len - skip);
+		memcpy(pl.buf, p->pkt + p->skip, len - p->skip);
 	ent_dw = cx->entsize / 4;
-	if (sw->hdrq_hdr_dw + hdr_len / 4 + 2 > ent_dw)
+	if (sw->hdrq_hdr_dw + p->hdr_len / 4 + 2 > ent_dw)
 		err |= RHF_K_HDR_LEN_ERR;	/* the header does not fit: none is written */
 	else
-		memcpy((uint8_t *)ent + sw->hdrq_hdr_dw * 4, pkt, min_u32(hdr_len, len));
-	rhf = (uint64_t)(len / 4) |
-	      ((uint64_t)RHF_RCV_TYPE_BYPASS << RHF_RCV_TYPE_SHIFT) |
+		memcpy((uint8_t *)ent + sw->hdrq_hdr_dw * 4, p->pkt, min_u32(p->hdr_len, len));
+	rhf = (uint64_t)(len / 4) | (p->rhf & ~RHF_ERROR_MASK) |
 	      (pl.buf != NULL ? RHF_USE_EGR_BFR : 0) |
 	      ((uint64_t)pl.idx << RHF_EGR_INDEX_SHIFT) |
 	      ((uint64_t)cx->seq << RHF_SEQ_SHIFT) |
@@ -660,6 +671,105 @@ rx_deliver(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len)
 	return DELIVERED;
 }
 
+/* A 16B (bypass) packet: the port's checks, RSM or the RCV_BYPASS context. */
+static enum deliver_rc
+rx_deliver_16b(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, uint64_t rcv_ctrl)
+{
+	struct fab_port *port = sw->port;
+	uint32_t dlid = hfi_16b_dlid(pkt);
+	struct rx_pkt p = { .pkt = pkt, .len = len,
+			    .rhf = (uint64_t)RHF_RCV_TYPE_BYPASS << RHF_RCV_TYPE_SHIFT };
+
+	if (dlid != port->lid && !hfi_lid_is_mcast(dlid))
+		return rx_drop(sw, HFI_DROP_DLID_MISMATCH);
+	if ((rcv_ctrl & (RCV_CTRL_RCV_PORT_ENABLE | RCV_CTRL_RCV_BYPASS_ENABLE)) !=
+	    (RCV_CTRL_RCV_PORT_ENABLE | RCV_CTRL_RCV_BYPASS_ENABLE))
+		return rx_drop(sw, HFI_DROP_PORT_DISABLED);
+	if ((rcv_ctrl & RCV_CTRL_RCV_PARTITION_KEY_ENABLE) &&
+	    !pkey_allowed(sw, hfi_16b_pkey(pkt)))
+		return rx_drop(sw, HFI_DROP_PKEY);
+	if (!hfi_icrc_check(pkt, len))
+		p.rhf |= RHF_ICRC_ERR;
+	if (hfi_16b_len_flits(pkt) * HFI_16B_FLIT != len)
+		p.rhf |= RHF_LEN_ERR;
+	/* RCV_BYPASS.HDR_SIZE DWs go to the entry; split mode keeps them out of the eager data. */
+	p.hdr_len = (uint32_t)((atomic_load_explicit(&sw->rcv_bypass, memory_order_relaxed) >>
+				RCV_BYPASS_HDR_SIZE_SHIFT) & RCV_BYPASS_HDR_SIZE_MASK) * 4;
+	p.skip = sw->bypass_egr == HFI_BYPASS_EGR_SPLIT ? min_u32(p.hdr_len, len) : 0;
+	return rx_place(sw, rsm_select(sw, pkt, len, rcv_ctrl), &p);
+}
+
+/*
+ * The receive context of a 9B packet: SC15 (VL15, SMPs) to the RCV_VL15
+ * context; with RCV_CTRL's QP map enabled, the QP map entry QPN[8:1] names
+ * it (the index init_qpmap_table fills); otherwise context 0.
+ */
+static unsigned int
+ctxt_9b(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, unsigned int sc, uint64_t rcv_ctrl)
+{
+	uint32_t bth = hfi_9b_bth_offset(pkt);
+	unsigned int idx;
+
+	if (sc == HFI_9B_SC_VL15)
+		return (unsigned int)(atomic_load(&sw->rcv_vl15) & RCV_VL15_CONTEXT_MASK);
+	if (!(rcv_ctrl & RCV_CTRL_RCV_QP_MAP_ENABLE) || bth == 0 || len < bth + HFI_9B_BTH_LEN)
+		return 0;
+	idx = (hfi_9b_bth_qpn(pkt + bth) >> 1) % HFI_QP_MAP_ENTRIES;
+	return (unsigned int)(atomic_load_explicit(&sw->qp_map[idx / 8], memory_order_relaxed) >>
+			      (8 * (idx % 8))) & 0xff;
+}
+
+/*
+ * A 9B packet: its DLID is the port's LID or the permissive LID, the P_Key
+ * of its BTH passes the partition check; the context's RCV_HDR_SIZE DWs go
+ * into the header queue entry and the rest into the eager buffer (RHF type
+ * IB, DcInfo = SC[4]).
+ */
+static enum deliver_rc
+rx_deliver_9b(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, unsigned int flags,
+	      uint64_t rcv_ctrl)
+{
+	uint16_t dlid = hfi_9b_dlid(pkt);
+	uint32_t bth = hfi_9b_bth_offset(pkt);
+	unsigned int sc = hfi_9b_sc(pkt) | ((flags & FAB_PKT_SC4) ? 0x10 : 0), ctxt;
+	struct rx_pkt p = { .pkt = pkt, .len = len,
+			    .rhf = (uint64_t)RHF_RCV_TYPE_IB << RHF_RCV_TYPE_SHIFT };
+
+	if (dlid != sw->port->lid && dlid != HFI_9B_LID_PERMISSIVE)
+		return rx_drop(sw, HFI_DROP_DLID_MISMATCH);
+	if (!(rcv_ctrl & RCV_CTRL_RCV_PORT_ENABLE))
+		return rx_drop(sw, HFI_DROP_PORT_DISABLED);
+	if ((rcv_ctrl & RCV_CTRL_RCV_PARTITION_KEY_ENABLE) && bth != 0 &&
+	    len >= bth + HFI_9B_BTH_LEN && !pkey_allowed(sw, hfi_9b_bth_pkey(pkt + bth)))
+		return rx_drop(sw, HFI_DROP_PKEY);
+	if (!hfi_9b_icrc_check(pkt, len))
+		p.rhf |= RHF_ICRC_ERR;
+	if (hfi_9b_len_dws(pkt) * 4 != len)
+		p.rhf |= RHF_LEN_ERR;
+	if (sc & 0x10)
+		p.rhf |= RHF_DC_INFO;
+	ctxt = ctxt_9b(sw, pkt, len, sc, rcv_ctrl);
+	if (ctxt < sw->nctxt)
+		p.hdr_len = min_u32((uint32_t)(atomic_load_explicit(
+				&sw->ctxt[ctxt].csr[RCV_HDR_SIZE / 8], memory_order_relaxed) &
+				RCV_HDR_SIZE_HDR_SIZE_MASK) * 4, len);
+	p.skip = p.hdr_len;
+	return rx_place(sw, ctxt, &p);
+}
+
+/* Deliver one packet from the fabric. Called with the drain lock held. */
+static enum deliver_rc
+rx_deliver(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, unsigned int flags)
+{
+	uint64_t rcv_ctrl = atomic_load_explicit(&sw->rcv_ctrl, memory_order_relaxed);
+
+	if (atomic_load_explicit(&sw->port->link, memory_order_relaxed) != HFI_LINK_UP)
+		return rx_drop(sw, HFI_DROP_LINK_DOWN);
+	if (flags & FAB_PKT_9B)
+		return rx_deliver_9b(sw, pkt, len, flags, rcv_ctrl);
+	return rx_deliver_16b(sw, pkt, len, rcv_ctrl);
+}
+
 static unsigned int
 rx_drain(struct hfi_sw *sw)
 {
@@ -670,7 +780,7 @@ rx_drain(struct hfi_sw *sw)
 	if (!try_lock(&sw->port->drain_lock))
 		return 0;
 	while (n < SW_DRAIN_BUDGET && (c = fab_data_peek(sw->fab, sw->slot, &pos)) != NULL) {
-		if (rx_deliver(sw, c->data, c->len) == BLOCKED)
+		if (rx_deliver(sw, c->data, c->len, c->flags) == BLOCKED)
 			break;
 		fab_data_pop(sw->fab, sw->slot, c, pos);
 		n++;
@@ -761,6 +871,7 @@ struct csr_ref {
 /* The CSR blocks the other files of the model implement (NULL-terminated). */
 static const struct sw_csr_block *const sw_csr_blocks[] = {
 	&sw_chip_block,
+	&sw_pio_block,
 	NULL
 };
 
@@ -811,7 +922,6 @@ global_reg_exists(uint32_t off)
 	case RCV_ERR_STATUS:
 	case RCV_ERR_MASK:
 	case RCV_ERR_CLEAR:
-	case SEND_CONTEXTS:
 	case SEND_DMA_ENGINES:
 	case SEND_ERR_STATUS:
 	case SEND_ERR_MASK:
@@ -845,7 +955,9 @@ csr_decode(struct hfi_sw *sw, uint32_t off)
 		   in_table(off, RCV_RSM_CFG, HFI_RSM_RULES, sw->rsm_cfg, &r.p) ||
 		   in_table(off, RCV_RSM_SELECT, HFI_RSM_RULES, sw->rsm_select, &r.p) ||
 		   in_table(off, RCV_RSM_MATCH, HFI_RSM_RULES, sw->rsm_match, &r.p) ||
-		   in_table(off, RCV_RSM_MAP_TABLE, SW_RSM_MAP_CSRS, sw->rsm_map, &r.p)) {
+		   in_table(off, RCV_RSM_MAP_TABLE, SW_RSM_MAP_CSRS, sw->rsm_map, &r.p) ||
+		   in_table(off, RCV_QP_MAP_TABLE, SW_QP_MAP_CSRS, sw->qp_map, &r.p) ||
+		   in_table(off, RCV_VL15, 1, &sw->rcv_vl15, &r.p)) {
 		r.kind = CSR_STORE;
 	} else if (global_reg_exists(off)) {
 		r.kind = CSR_GLOBAL;
@@ -904,8 +1016,6 @@ global_read(struct hfi_sw *sw, uint32_t off)
 		return HFI_SW_RCVARRAY_CNT;
 	case RCV_BYPASS:
 		return atomic_load(&sw->rcv_bypass);
-	case SEND_CONTEXTS:
-		return 0;	/* no PIO send contexts in the model */
 	case SEND_DMA_ENGINES:
 		return sw->nsdma;
 	case CCE_ERR_STATUS:
@@ -1082,6 +1192,9 @@ sw_thread(void *arg)
 			if (atomic_load_explicit(&sw->eng[i].armed, memory_order_relaxed) ||
 			    atomic_load_explicit(&sw->eng[i].fault_halt, memory_order_relaxed))
 				work += sdma_run(sw, &sw->eng[i]);
+		for (i = 0; sw_csr_blocks[i] != NULL; i++)
+			if (sw_csr_blocks[i]->run != NULL)
+				work += sw_csr_blocks[i]->run(sw);
 		work += rx_drain(sw);
 		if (work != 0) {
 			idle = 0;
@@ -1169,6 +1282,31 @@ sw_mad_recv(struct hfi_dev *dev, void *addr, void *mad, size_t *len)
 	return fab_pop_mad(sw->fab, sw->slot, addr, mad, len);
 }
 
+/* Close the CSR blocks that opened (the first n of them). */
+static void
+blocks_close(struct hfi_sw *sw, unsigned int n)
+{
+	while (n-- > 0)
+		if (sw_csr_blocks[n]->close != NULL)
+			sw_csr_blocks[n]->close(sw);
+}
+
+static int
+blocks_open(struct hfi_sw *sw)
+{
+	unsigned int i;
+	int rc;
+
+	for (i = 0; sw_csr_blocks[i] != NULL; i++) {
+		rc = sw_csr_blocks[i]->open != NULL ? sw_csr_blocks[i]->open(sw) : 0;
+		if (rc != 0) {
+			blocks_close(sw, i);
+			return rc;
+		}
+	}
+	return 0;
+}
+
 static void
 sw_close(struct hfi_dev *dev)
 {
@@ -1178,6 +1316,7 @@ sw_close(struct hfi_dev *dev)
 		atomic_store(&sw->stop, true);
 		pthread_join(sw->thread, NULL);
 	}
+	blocks_close(sw, sizeof(sw_csr_blocks) / sizeof(sw_csr_blocks[0]) - 1);
 	fab_port_detach(sw->fab, sw->slot, sw->wake_fd);
 	hfi_fabric_close(sw->fab);
 	sw_chip_fini(sw);
@@ -1249,12 +1388,15 @@ hfi_sw_open(struct hfi_dev *dev, const struct hfi_dev_params *p)
 		goto fail;
 	}
 	sw->port = fab_port(sw->fab, sw->slot);
+	rc = blocks_open(sw);
+	if (rc != 0)
+		goto fail_port;
 	sw->seen_link_gen = atomic_load(&sw->port->link_gen);
 	sw->seen_link = (enum hfi_link_state)atomic_load(&sw->port->link);
 	if (p->capture != NULL && p->capture[0] != '\0') {
 		rc = hfi_fabric_capture_start(sw->fab, p->capture);
 		if (rc != 0 && rc != -EBUSY)
-			goto fail_port;
+			goto fail_blocks;
 	}
 	dev->backend = sw;
 	dev->ops = &sw_ops;
@@ -1264,13 +1406,14 @@ hfi_sw_open(struct hfi_dev *dev, const struct hfi_dev_params *p)
 	dev->num_rcv_ctxts = sw->nctxt;
 	dev->inline_engine = p->engine == HFI_ENGINE_INLINE;
 	dev->device_id = HFI_PCI_DEVICE_WFR_DISCRETE;	/* what the model tells the link peer */
+	hfi_dev_read_pio_resources(dev);
 	if (p->engine == HFI_ENGINE_THREAD && p->role == HFI_ROLE_HOST) {
 		char tname[16];
 
 		rc = -pthread_create(&sw->thread, NULL, sw_thread, sw);
 		if (rc != 0) {
 			rc = hfi_set_error(rc, "%s: cannot start the device thread", dev->name);
-			goto fail_port;
+			goto fail_blocks;
 		}
 		snprintf(tname, sizeof(tname), "hfi-%.11s", dev->name);
 		pthread_setname_np(sw->thread, tname);
@@ -1278,6 +1421,8 @@ hfi_sw_open(struct hfi_dev *dev, const struct hfi_dev_params *p)
 	}
 	sw_open_hook(dev);
 	return 0;
+fail_blocks:
+	blocks_close(sw, sizeof(sw_csr_blocks) / sizeof(sw_csr_blocks[0]) - 1);
 fail_port:
 	fab_port_detach(sw->fab, sw->slot, sw->wake_fd);
 	hfi_fabric_close(sw->fab);
@@ -1385,7 +1530,7 @@ hfi_fault_inject_rx(struct hfi_dev *dev, const void *pkt, size_t len, unsigned i
 	if (flags & HFI_INJECT_SET_ICRC)
 		hfi_icrc_insert(buf, len);
 	target = UINT64_C(1) << sw->slot;
-	fab_push_data(sw->fab, sw->slot, &target, buf, (uint32_t)len, true);
+	fab_push_data(sw->fab, sw->slot, &target, buf, (uint32_t)len, FAB_PKT_INJECTED);
 	if (target != 0)
 		return hfi_set_error(-ENOBUFS, "inject: the inbound ring of %s is full",
 				     dev->name);

@@ -7,8 +7,9 @@
 
 /*
  * The software HFI's state, shared by the files of the model: hfi_sw.c
- * (CSR decoding, SDMA engines, receive contexts, the device thread) and
- * the parts that implement further blocks of CSRs (struct sw_csr_block).
+ * (CSR decoding, SDMA engines, the egress, receive contexts, the device
+ * thread) and the parts that implement further blocks of CSRs (struct
+ * sw_csr_block): hfi_sw_pio.c (PIO send contexts).
  */
 
 #include <pthread.h>
@@ -17,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "hfi_9b.h"
 #include "hfi_dev.h"
 #include "hfi_fabric_priv.h"
 #include "hfi_rcv.h"
@@ -24,6 +26,7 @@
 #include "hfi_sw.h"
 
 #define SW_SDMA_REGS		(SEND_DMA_MEMORY / 8 + 1)	/* the engine block's last CSR */
+#define SW_QP_MAP_CSRS		(HFI_QP_MAP_ENTRIES / 8)
 #define SW_CTXT_REGS		(RCV_HDR_OVFL_CNT / 8 + 1)	/* the context block's last CSR */
 #define SW_PKEY_CSRS		(HFI_PKEY_TABLE_SIZE / RCV_PARTITION_KEY_PER_CSR)
 #define SW_RSM_MAP_CSRS		(HFI_RSM_MAP_ENTRIES / 8)
@@ -33,6 +36,19 @@
 #define SW_STALL_REAP_MS	20	/* look for a dead receiver after this long */
 #define SW_THREAD_REAP_MS	500
 #define SW_REVISION		UINT64_C(0x5357)	/* CCE_REVISION of the model: "SW" */
+
+/*
+ * A packet leaving the port (hfi_sw.c's egress, for SDMA engines and PIO
+ * send contexts): held while receivers push back, until its targets are
+ * reached or dropped.
+ */
+struct sw_tx {
+	uint8_t *pkt;		/* the packet after its PBC, with room for a 9B ICRC */
+	uint32_t len;		/* bytes, the ICRC the port appends to 9B packets included */
+	unsigned int flags;	/* FAB_PKT_* it crosses the fabric with */
+	uint64_t targets;	/* ports it has still to reach */
+	uint64_t since;		/* when it was first held */
+};
 
 struct sw_sdma {
 	_Atomic uint64_t csr[SW_SDMA_REGS];	/* last value written to each CSR */
@@ -57,9 +73,8 @@ struct sw_sdma {
 	bool pend_h2h;
 	uint32_t pend_len;
 	uint32_t pend_ndesc;
-	uint64_t pend_targets;
-	uint64_t pend_since;
-	uint8_t pkt[SDMA_MAX_PKT_SIZE + 1];
+	struct sw_tx tx;
+	uint8_t pkt[SDMA_MAX_PKT_SIZE + HFI_9B_ICRC_LEN + 1];
 };
 
 struct sw_ctxt {
@@ -111,6 +126,8 @@ struct hfi_sw {
 	_Atomic uint64_t rsm_select[HFI_RSM_RULES];
 	_Atomic uint64_t rsm_match[HFI_RSM_RULES];
 	_Atomic uint64_t rsm_map[SW_RSM_MAP_CSRS];
+	_Atomic uint64_t rcv_vl15;		/* context of SC15 packets */
+	_Atomic uint64_t qp_map[SW_QP_MAP_CSRS];	/* context of other 9B packets */
 	_Atomic uint64_t err_status[SW_UNITS];	/* CCE/RCV/SEND_ERR_STATUS */
 	_Atomic uint64_t err_mask[SW_UNITS];
 	_Atomic uint32_t csr_errors;		/* accesses to CSRs the model lacks */
@@ -124,6 +141,7 @@ struct hfi_sw {
 	bool thread_started;
 	atomic_bool stop;
 	struct sw_chip *chip;			/* bring-up CSRs and the 8051 (hfi_sw_chip.c) */
+	struct sw_pio *pio;			/* PIO send contexts (hfi_sw_pio.c) */
 };
 
 /*
@@ -136,6 +154,11 @@ struct sw_csr_block {
 	bool (*claims)(const struct hfi_sw *sw, uint32_t off);
 	uint64_t (*read)(struct hfi_sw *sw, uint32_t off);
 	void (*write)(struct hfi_sw *sw, uint32_t off, uint64_t val);
+	/* Optional: the block's state at open (0 or a negative errno) and close. */
+	int (*open)(struct hfi_sw *sw);
+	void (*close)(struct hfi_sw *sw);
+	/* Optional: work for the device thread; returns how much was done. */
+	unsigned int (*run)(struct hfi_sw *sw);
 };
 
 /* hfi_sw_chip.c: the bring-up block, its state, the CSR-write trace, the open hook. */
@@ -144,6 +167,18 @@ int sw_chip_init(struct hfi_sw *sw);
 void sw_chip_fini(struct hfi_sw *sw);
 void sw_trace_write(struct hfi_sw *sw, uint32_t off, uint64_t val);
 void sw_open_hook(struct hfi_dev *dev);
+extern const struct sw_csr_block sw_pio_block;
+
+/*
+ * The egress (hfi_sw.c): link and fault checks, ICRC (inserted for bypass
+ * packets when the PBC asks, always appended to 9B ones), capture, routing
+ * by DLID, the copy into the receivers' inbound rings. t->pkt and t->len
+ * describe the packet after its PBC; on return t->targets holds the ports
+ * that pushed back (0: done). sw_tx_retry() tries those again and drops
+ * what is still blocked past the head-of-queue lifetime.
+ */
+void sw_tx_send(struct hfi_sw *sw, uint64_t pbc, struct sw_tx *t);
+void sw_tx_retry(struct hfi_sw *sw, struct sw_tx *t);
 
 static inline struct hfi_sw *
 sw_of(const struct hfi_dev *dev)
