@@ -195,4 +195,61 @@ hfi_9b_ud_header(uint8_t *hdr, const struct hfi_9b_ud *u, size_t payload_len)
 	return HFI_9B_UD_HDR_LEN;
 }
 
+/*
+ * A whole UD packet as it arrives: hfi_9b_ud_header(), the payload, its pad
+ * and the ICRC. pkt has room for HFI_9B_UD_HDR_LEN + len + 3 +
+ * HFI_9B_ICRC_LEN bytes. Returns the packet's length.
+ */
+static inline size_t
+hfi_9b_ud_packet(uint8_t *pkt, const struct hfi_9b_ud *u, const void *payload, size_t len)
+{
+	size_t hl = hfi_9b_ud_header(pkt, u, len), pad = (size_t)(-len) & 3;
+	size_t total = hl + len + pad + HFI_9B_ICRC_LEN;
+
+	memcpy(pkt + hl, payload, len);
+	memset(pkt + hl + len, 0, pad);
+	hfi_9b_icrc_insert(pkt, total);
+	return total;
+}
+
+static inline uint32_t
+hfi_9b_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/*
+ * Read a UD SEND_ONLY packet of len bytes (ICRC included) without a GRH:
+ * its addressing into *u, where its payload starts and how long it is
+ * (PktLen less the headers, the BTH's pad and the ICRC). -1 when it is not
+ * such a packet or PktLen does not fit len.
+ */
+static inline int
+hfi_9b_ud_parse(const uint8_t *pkt, size_t len, struct hfi_9b_ud *u, size_t *payload_off,
+		size_t *payload_len)
+{
+	const uint8_t *bth = pkt + HFI_9B_LRH_LEN, *deth = bth + HFI_9B_BTH_LEN;
+	size_t total, pad;
+
+	if (len < HFI_9B_UD_HDR_LEN + HFI_9B_ICRC_LEN || hfi_9b_lnh(pkt) != HFI_9B_LNH_BTH ||
+	    bth[0] != HFI_9B_OP_UD_SEND_ONLY)
+		return -1;
+	total = (size_t)hfi_9b_len_dws(pkt) * 4;
+	pad = (bth[1] >> 4) & 3;
+	if (total > len || total < HFI_9B_UD_HDR_LEN + pad + HFI_9B_ICRC_LEN)
+		return -1;
+	u->sc = (uint8_t)hfi_9b_sc(pkt);
+	u->sl = (uint8_t)(pkt[1] >> 4);
+	u->dlid = hfi_9b_dlid(pkt);
+	u->slid = hfi_9b_slid(pkt);
+	u->pkey = hfi_9b_bth_pkey(bth);
+	u->dest_qp = hfi_9b_bth_qpn(bth);
+	u->psn = hfi_9b_be32(bth + 8) & HFI_9B_QPN_MASK;
+	u->qkey = hfi_9b_be32(deth);
+	u->src_qp = hfi_9b_be32(deth + 4) & HFI_9B_QPN_MASK;
+	*payload_off = HFI_9B_UD_HDR_LEN;
+	*payload_len = total - HFI_9B_UD_HDR_LEN - pad - HFI_9B_ICRC_LEN;
+	return 0;
+}
+
 #endif /* HFI_9B_H */

@@ -205,19 +205,13 @@ hfi_capture_mad(struct hfi_capture *cap, const struct hfi_capture_mad *a, const 
 {
 	uint8_t *erf = cap->buf + 20;
 	uint8_t *pkt = erf + ERF_HDR_LEN;
-	uint32_t pkt_len = HFI_9B_UD_HDR_LEN + (uint32_t)pad4(len) + HFI_9B_ICRC_LEN;
-	struct hfi_9b_ud ud = {
-		.dlid = (uint16_t)a->dlid, .slid = (uint16_t)a->slid,
-		.sc = a->dest_qpn == 0 ? HFI_9B_SC_VL15 : 0, .sl = a->sl, .pkey = a->pkey,
-		.dest_qp = a->dest_qpn, .src_qp = a->src_qpn, .qkey = a->qkey,
-	};
+	struct hfi_9b_ud ud;
+	uint32_t pkt_len;
 
 	if (len > HFI_MAD_SIZE)
 		return -EINVAL;
-	hfi_9b_ud_header(pkt, &ud, len);
-	memcpy(pkt + HFI_9B_UD_HDR_LEN, mad, len);
-	memset(pkt + HFI_9B_UD_HDR_LEN + len, 0, pad4(len) - len);
-	hfi_9b_icrc_insert(pkt, pkt_len);
+	hfi_capture_mad_ud(a, &ud);
+	pkt_len = (uint32_t)hfi_9b_ud_packet(pkt, &ud, mad, len);
 	erf_header(erf, pkt_len);
 	return write_epb(cap, HFI_CAPTURE_IF_MAD, ERF_HDR_LEN + pkt_len);
 }

@@ -15,6 +15,8 @@
 
 #include <stdint.h>
 
+#include "hfi_9b.h"
+
 #define HFI_CAPTURE_IF_16B	0
 #define HFI_CAPTURE_IF_MAD	1
 #define HFI_LINKTYPE_USER0	147
@@ -32,6 +34,26 @@ struct hfi_capture_mad {
 	uint16_t pkey;
 	uint8_t sl;
 };
+
+/*
+ * The headers of the UD packet that carries a MAD: SC15 for QP0 (SMPs on
+ * VL15), otherwise the SC of the SL (the identity SL-to-SC map of a fabric
+ * without a subnet manager; SC[4] is not in the LRH). The capture and the
+ * delivery of MADs into receive contexts build the same packet.
+ */
+static inline void
+hfi_capture_mad_ud(const struct hfi_capture_mad *a, struct hfi_9b_ud *u)
+{
+	u->dlid = (uint16_t)a->dlid;
+	u->slid = (uint16_t)a->slid;
+	u->sc = a->dest_qpn == 0 ? HFI_9B_SC_VL15 : (uint8_t)(a->sl & 0xf);
+	u->sl = (uint8_t)(a->sl & 0xf);
+	u->pkey = a->pkey;
+	u->dest_qp = a->dest_qpn;
+	u->src_qp = a->src_qpn;
+	u->qkey = a->qkey;
+	u->psn = 0;
+}
 
 int hfi_capture_open(const char *path, struct hfi_capture **out);
 int hfi_capture_close(struct hfi_capture *cap);
