@@ -83,6 +83,12 @@ pred_masked_ne(uint64_t val, uint64_t mask, uint64_t unwanted)
 	return (val & mask) != unwanted;
 }
 
+static bool
+pred_masked_ge(uint64_t val, uint64_t mask, uint64_t least)
+{
+	return (val & mask) >= least;
+}
+
 /*
  * Poll csr until pred holds, for up to ms milliseconds. A few reads come
  * first without sleeping (the model answers at once); then the sleeps
@@ -854,6 +860,23 @@ hfi_chip_physical_state(struct hfi_dev *dev)
 			   DC_DC8051_STS_CUR_STATE_PORT_SHIFT) & DC_DC8051_STS_CUR_STATE_PORT_MASK);
 }
 
+const char *
+hfi_lstate_name(uint32_t lstate)
+{
+	switch (lstate) {
+	case HFI_LSTATE_DOWN:
+		return "Down";
+	case HFI_LSTATE_INIT:
+		return "Init";
+	case HFI_LSTATE_ARMED:
+		return "Armed";
+	case HFI_LSTATE_ACTIVE:
+		return "Active";
+	default:
+		return "?";
+	}
+}
+
 uint32_t
 hfi_chip_logical_state(struct hfi_dev *dev)
 {
@@ -1050,7 +1073,7 @@ hfi_chip_link_up(struct hfi_dev *dev)
 
 	if (rc != 0)
 		return rc;
-	if (c->link == HFI_CHIP_LINK_UP_INIT)
+	if (c->link >= HFI_CHIP_LINK_UP_INIT)
 		return 0;
 	if (c->link != HFI_CHIP_LINK_POLL)
 		return hfi_set_error(-EINVAL, "%s: link up before the link was started",
@@ -1090,6 +1113,71 @@ hfi_chip_link_up(struct hfi_dev *dev)
 		return rc;
 	hfi_rcv_port_ctrl(dev, RCV_CTRL_RCV_PORT_ENABLE, 0);	/* add_rcvctrl */
 	c->link = HFI_CHIP_LINK_UP_INIT;
+	return 0;
+}
+
+/* set_logical_state: DCC_CFG_PORT_CONFIG.LinkState, read-modify-write. */
+static void
+set_logical_state(struct hfi_dev *dev, uint32_t lstate)
+{
+	uint64_t reg = hfi_csr_read(dev, DCC_CFG_PORT_CONFIG);
+
+	reg &= ~(DCC_CFG_PORT_CONFIG_LINK_STATE_MASK << DCC_CFG_PORT_CONFIG_LINK_STATE_SHIFT);
+	reg |= (uint64_t)lstate << DCC_CFG_PORT_CONFIG_LINK_STATE_SHIFT;
+	hfi_csr_write(dev, DCC_CFG_PORT_CONFIG, reg);
+}
+
+/*
+ * set_link_state(HLS_UP_ARMED / HLS_UP_ACTIVE / HLS_DN_DOWNDEF), what the
+ * SMA does when the subnet manager sets PortState. Armed and Active are
+ * written to DCC_CFG_PORT_CONFIG.LinkState, from Init and from Armed
+ * only, and waited for; Down takes the link offline, disables the receive
+ * port (handle_link_down) and starts Polling again (hfi1's default down
+ * state): hfi_chip_link_up() then waits for the 8051's LinkUp and Init.
+ */
+int
+hfi_chip_set_logical_state(struct hfi_dev *dev, uint32_t lstate)
+{
+	struct hfi_chip *c = chip_of(dev);
+	uint64_t mask = DCC_CFG_PORT_CONFIG_LINK_STATE_MASK << DCC_CFG_PORT_CONFIG_LINK_STATE_SHIFT;
+	uint64_t last = 0;
+	uint32_t cur, from;
+	int rc = hfi_chip_need(dev);
+
+	if (rc != 0)
+		return rc;
+	if (lstate == HFI_LSTATE_DOWN) {
+		hfi_rcv_port_ctrl(dev, 0, RCV_CTRL_RCV_PORT_ENABLE);
+		return hfi_chip_start_link(dev);
+	}
+	if (lstate != HFI_LSTATE_ARMED && lstate != HFI_LSTATE_ACTIVE)
+		return hfi_set_error(-EINVAL, "%s: logical state %u: expected Down (%u), Armed (%u) "
+				     "or Active (%u)", dev->name, lstate, HFI_LSTATE_DOWN,
+				     HFI_LSTATE_ARMED, HFI_LSTATE_ACTIVE);
+	/*
+	 * The chip's state, not the one last set here: a fabric without a
+	 * subnet manager activates the port itself, and the chip moves from
+	 * Armed to Active on the first data packet it receives.
+	 */
+	cur = hfi_chip_logical_state(dev);
+	from = lstate == HFI_LSTATE_ARMED ? HFI_LSTATE_INIT : HFI_LSTATE_ARMED;
+	if (cur != lstate && cur != from)
+		return hfi_set_error(-EINVAL, "%s: logical state %s from %s: a port goes Init, "
+				     "Armed, Active in that order", dev->name,
+				     hfi_lstate_name(lstate), hfi_lstate_name(cur));
+	if (cur == from)
+		set_logical_state(dev, lstate);
+	/* Armed may already have become Active: a data packet came in meanwhile. */
+	rc = chip_poll(dev, DCC_CFG_PORT_CONFIG, pred_masked_ge, mask,
+		       (uint64_t)lstate << DCC_CFG_PORT_CONFIG_LINK_STATE_SHIFT,
+		       c->p.wait_timeout_ms, &last);
+	if (rc != 0)
+		return hfi_set_error(rc, "%s: the logical state did not change to %s within %u "
+				     "ms (it is %s)", dev->name, hfi_lstate_name(lstate),
+				     c->p.wait_timeout_ms,
+				     hfi_lstate_name((uint32_t)((last & mask) >>
+							       DCC_CFG_PORT_CONFIG_LINK_STATE_SHIFT)));
+	c->link = lstate == HFI_LSTATE_ARMED ? HFI_CHIP_LINK_UP_ARMED : HFI_CHIP_LINK_UP_ACTIVE;
 	return 0;
 }
 

@@ -60,6 +60,8 @@ enum hfi_chip_link {
 	HFI_CHIP_LINK_OFFLINE = 0,	/* HLS_DN_OFFLINE */
 	HFI_CHIP_LINK_POLL,		/* HLS_DN_POLL: the 8051 trains the link */
 	HFI_CHIP_LINK_UP_INIT,		/* HLS_UP_INIT: physical LinkUp, logical Init */
+	HFI_CHIP_LINK_UP_ARMED,		/* HLS_UP_ARMED */
+	HFI_CHIP_LINK_UP_ACTIVE,	/* HLS_UP_ACTIVE */
 };
 
 /* What the bring-up learnt and did; dev->chip while the device is open. */
@@ -130,6 +132,22 @@ const char *hfi_chip_icode_name(uint8_t icode);
 uint32_t hfi_chip_physical_state(struct hfi_dev *dev);
 /* The logical link state (read_logical_state), HFI_LSTATE_*. */
 uint32_t hfi_chip_logical_state(struct hfi_dev *dev);
+/* "Down", "Init", "Armed", "Active" for HFI_LSTATE_*; "?" otherwise. */
+const char *hfi_lstate_name(uint32_t lstate);
+/*
+ * Move the logical link state as hfi1's set_link_state does for the SMA
+ * (the subnet manager's PortState), lstate one of:
+ * - HFI_LSTATE_ARMED (HLS_UP_ARMED): from Init; writes
+ *   DCC_CFG_PORT_CONFIG.LinkState and waits for Armed (or Active: the chip
+ *   goes Active by itself on the first data packet it receives while Armed);
+ * - HFI_LSTATE_ACTIVE (HLS_UP_ACTIVE): from Armed, likewise;
+ * - HFI_LSTATE_DOWN (HLS_DN_DOWNDEF): the link offline (logical Down), the
+ *   receive port disabled, Polling again; hfi_chip_link_up() then waits for
+ *   LinkUp (logical Init) and re-enables the port.
+ * Already in the state asked for: 0. -EINVAL for another move (hfi1's
+ * "unexpected"), -ETIMEDOUT when the state does not follow.
+ */
+int hfi_chip_set_logical_state(struct hfi_dev *dev, uint32_t lstate);
 
 /* ---- firmware (hfi_chip_fw.c) ---- */
 
