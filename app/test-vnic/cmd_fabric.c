@@ -4,7 +4,8 @@
 
 /*
  * dpdk-test-vnic fabric: manage and exercise software fabrics.
- *   create SPEC [--ports N] [--cells N] [--hoq-ms N]   make a shared fabric that persists
+ *   create SPEC [--ports N] [--cells N] [--hoq-ms N] [--sm-managed]
+ *                                                      make a shared fabric that persists
  *   destroy SPEC                                       remove a shared fabric's name
  *   show SPEC                                          ports, LIDs, owners and counters
  *   link SPEC LID up|down                              change a port's link state
@@ -35,12 +36,14 @@ fabric_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: dpdk-test-vnic fabric <subcommand> ...\n"
-		"  create shm:NAME [--ports N] [--cells N] [--hoq-ms N]\n"
+		"  create shm:NAME [--ports N] [--cells N] [--hoq-ms N] [--sm-managed]\n"
 		"                  create a shared fabric that stays until destroyed\n"
 		"                  (N ports 2..64 [16], N inbound slots per port 16..4096 [128],\n"
-		"                  head-of-queue lifetime in ms [1000])\n"
+		"                  head-of-queue lifetime in ms [1000]; --sm-managed: a subnet\n"
+		"                  manager brings host ports from Init to Active, not the fabric)\n"
 		"  destroy shm:NAME  remove a shared fabric's name\n"
-		"  show FABRIC       list ports (LID, name, pid, role, link, PKEYs) and counters\n"
+		"  show FABRIC       list ports (LID, name, pid, role, link, logical state, PKEYs)\n"
+		"                  and counters\n"
 		"  link FABRIC LID up|down\n"
 		"  exchange --fabric FABRIC --lid L --peer P [--count N] [--engine inline|thread]\n"
 		"           [--stay | --wait-gone] [--next-peer Q --next-count M]\n"
@@ -88,6 +91,7 @@ cmd_create(int argc, char **argv)
 		{ "ports", required_argument, NULL, 'p' },
 		{ "cells", required_argument, NULL, 'c' },
 		{ "hoq-ms", required_argument, NULL, 'q' },
+		{ "sm-managed", no_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct hfi_fabric_config cfg;
@@ -113,6 +117,9 @@ cmd_create(int argc, char **argv)
 				return 2;
 			cfg.hoq_life_ms = (unsigned int)v;
 			break;
+		case 's':
+			cfg.sm_managed = true;
+			break;
 		default:
 			fabric_usage(stderr);
 			return 2;
@@ -125,8 +132,9 @@ cmd_create(int argc, char **argv)
 	rc = hfi_fabric_create(argv[optind], &cfg, &fab);
 	if (rc != 0)
 		return fail("create", rc);
-	printf("created %s: %u ports, %u slots per port, HoQ lifetime %u ms\n", argv[optind],
-	       cfg.max_ports, cfg.data_cells, cfg.hoq_life_ms);
+	printf("created %s: %u ports, %u slots per port, HoQ lifetime %u ms, %s\n", argv[optind],
+	       cfg.max_ports, cfg.data_cells, cfg.hoq_life_ms,
+	       cfg.sm_managed ? "subnet manager" : "no subnet manager");
 	hfi_fabric_close(fab);
 	return 0;
 }
@@ -164,14 +172,16 @@ cmd_show(const char *spec)
 	hfi_fabric_reap(fab);
 	hfi_fabric_get_config(fab, &cfg);
 	n = hfi_fabric_ports(fab, info, HFI_FABRIC_MAX_PORTS);
-	printf("fabric %s: %d of %u ports, %u slots per port, HoQ lifetime %u ms\n", spec, n,
-	       cfg.max_ports, cfg.data_cells, cfg.hoq_life_ms);
+	printf("fabric %s: %d of %u ports, %u slots per port, HoQ lifetime %u ms, %s\n", spec, n,
+	       cfg.max_ports, cfg.data_cells, cfg.hoq_life_ms,
+	       cfg.sm_managed ? "subnet manager" : "no subnet manager");
 	for (i = 0; i < n; i++) {
 		char who[96];
 
-		printf("port lid 0x%06x name %s pid %d role %s link %s pkeys", info[i].lid,
-		       info[i].name, info[i].pid, info[i].role == HFI_ROLE_MGMT ? "mgmt" : "host",
-		       info[i].link == HFI_LINK_UP ? "up" : "down");
+		printf("port lid 0x%06x name %s pid %d role %s link %s state %s pkeys",
+		       info[i].lid, info[i].name, info[i].pid,
+		       info[i].role == HFI_ROLE_MGMT ? "mgmt" : "host",
+		       info[i].link == HFI_LINK_UP ? "up" : "down", hfi_lstate_name(info[i].lstate));
 		for (k = 0; k < info[i].npkeys; k++)
 			printf(" 0x%04x", info[i].pkeys[k]);
 		printf("\n");

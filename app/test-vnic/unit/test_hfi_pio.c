@@ -27,6 +27,7 @@
 #include "hfi_fault.h"
 #include "hfi_harness.h"
 #include "hfi_icrc.h"
+#include "hfi_mad.h"
 #include "hfi_pio.h"
 #include "hfi_test.h"
 
@@ -517,11 +518,13 @@ test_qp_map(void **state)
 		{ 0x1234, 3 },		/* entry 0x1a: 1 + 26 % 3 */
 	};
 	struct env *env = *state;
-	uint8_t hdr[HFI_9B_UD_HDR_LEN], mad[MAD_LEN];
+	uint8_t hdr[HFI_9B_UD_HDR_LEN], mad[MAD_LEN], got[HFI_MAD_SIZE];
+	struct hfi_mad_addr from;
 	struct iovec iov[2];
 	struct hfi_pio *sc;
 	unsigned int i, c;
 	uint64_t pbc;
+	size_t n;
 
 	for (c = 0; c < NRX; c++)
 		rx_open(env, c, 7);	/* LRH + BTH + DETH: the payload starts the eager data */
@@ -547,12 +550,24 @@ test_qp_map(void **state)
 	pbc = hfi_pbc(PBC_DC_INFO, 0, (HFI_9B_UD_HDR_LEN + MAD_LEN) / 4 + 2);
 	assert_int_equal(hfi_pio_sendv(sc, pbc, iov, 2), 0);
 	check_9b(env, 1, hdr, mad, MAD_LEN, 7, RHF_DC_INFO);
-	/* No QP map: context 0 for 9B packets. A bypass packet: still the bypass context. */
+	/*
+	 * No QP map: context 0 for 9B packets. A QP1 datagram no context takes
+	 * is a MAD for hfi_mad_recv(). A bypass packet: still the bypass context.
+	 */
 	hfi_rcv_port_ctrl(env->b, 0, RCV_CTRL_RCV_QP_MAP_ENABLE);
-	ud_packet(env, hdr, iov, mad, MAD_LEN, 0, (uint16_t)hfi_dev_lid(env->b), 1);
+	ud_packet(env, hdr, iov, mad, MAD_LEN, 0, (uint16_t)hfi_dev_lid(env->b), 2);
 	assert_int_equal(hfi_pio_sendv(sc, hfi_pbc(0, 0, (HFI_9B_UD_HDR_LEN + MAD_LEN) / 4 + 2),
 				       iov, 2), 0);
 	check_9b(env, 0, hdr, mad, MAD_LEN, 7, 0);
+	ud_packet(env, hdr, iov, mad, MAD_LEN, 0, (uint16_t)hfi_dev_lid(env->b), 1);
+	assert_int_equal(hfi_pio_sendv(sc, hfi_pbc(0, 0, (HFI_9B_UD_HDR_LEN + MAD_LEN) / 4 + 2),
+				       iov, 2), 0);
+	assert_int_equal(hfi_mad_recv(env->b, &from, got, &n, 0), 0);
+	assert_int_equal(n, MAD_LEN);
+	assert_memory_equal(got, mad, MAD_LEN);
+	assert_int_equal(from.lid, hfi_dev_lid(env->a));
+	assert_int_equal(from.dest_qpn, 1);
+	assert_int_equal(hfi_rcv_poll(env->rx[0].rcv, &(struct hfi_rcv_pkt){ 0 }, 1), 0);
 	assert_int_equal(send_16b(env, sc, 0, TEST_FRAME_LEN), 0);
 	assert_int_equal(harness_rxq_poll(&env->rx[0], 8, on_rx_16b, env), 1);
 	assert_false(hfi_pio_halted(sc));

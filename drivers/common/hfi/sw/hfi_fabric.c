@@ -1040,6 +1040,9 @@ fab_port_attach(struct hfi_fabric *fab, const char *name, enum hfi_role role, ui
 	for (i = 0; i < FAB_NCOUNTERS; i++)
 		atomic_store(&port->ctr[i], 0);
 	atomic_store(&port->drain_lock, 0);
+	/* Down until the port's 8051 trains the link (the bring-up asks it to). */
+	atomic_store(&port->hw, 0);
+	atomic_store(&port->lstate, HFI_LSTATE_DOWN);
 	atomic_store(&port->link, HFI_LINK_UP);
 	atomic_fetch_add(&port->link_gen, 1);
 	h->procs[fab->proc].refs++;
@@ -1150,6 +1153,121 @@ fab_push_data(struct hfi_fabric *fab, int src_slot, uint64_t *targets, const uin
 	}
 }
 
+/* ---- logical link states ---- */
+
+/*
+ * Whether only the fabric will activate this port: it has no subnet
+ * manager (it plays the fixed configuration instead), or the port is a
+ * management port, a fabric service (the EM, a subnet manager) whose port
+ * has no driver to do it.
+ */
+static bool
+activates_itself(struct hfi_fabric *fab, const struct fab_port *p)
+{
+	return !fab->hdr->cfg.sm_managed || p->role == HFI_ROLE_MGMT;
+}
+
+/* Where a port's logical state goes when its link comes (back) up. */
+static uint32_t
+lstate_at_link_up(struct hfi_fabric *fab, struct fab_port *p)
+{
+	uint32_t hw = atomic_load(&p->hw);
+
+	if (!(hw & FAB_HW_TRAINED))
+		return HFI_LSTATE_DOWN;	/* its 8051 has not trained the link yet */
+	return (hw & FAB_HW_RCV_PORT) && activates_itself(fab, p) ? HFI_LSTATE_ACTIVE :
+	       HFI_LSTATE_INIT;
+}
+
+static bool
+lstate_move(struct fab_port *p, uint32_t from, uint32_t to)
+{
+	return atomic_compare_exchange_strong(&p->lstate, &from, to);
+}
+
+void
+fab_port_trained(struct hfi_fabric *fab, int slot, bool up)
+{
+	struct fab_port *p = fab_port(fab, slot);
+
+	if (up) {
+		/* LinkUp: Init, which the driver waits for (hfi1's handle_link_up). */
+		atomic_fetch_or(&p->hw, FAB_HW_TRAINED);
+		atomic_store(&p->lstate, HFI_LSTATE_INIT);
+	} else {
+		atomic_fetch_and(&p->hw, ~FAB_HW_TRAINED);
+		atomic_store(&p->lstate, HFI_LSTATE_DOWN);
+	}
+}
+
+void
+fab_port_rcv_enable(struct hfi_fabric *fab, int slot, bool on)
+{
+	struct fab_port *p = fab_port(fab, slot);
+
+	if (!on) {
+		atomic_fetch_and(&p->hw, ~FAB_HW_RCV_PORT);
+		return;
+	}
+	if (atomic_fetch_or(&p->hw, FAB_HW_RCV_PORT) & FAB_HW_RCV_PORT)
+		return;
+	/*
+	 * The port now receives, so a subnet manager could reach its SMA and
+	 * configure it; the fixed configuration is in place at once (Init
+	 * straight to Active: there is no SM sweep to wait for in Armed).
+	 */
+	if (activates_itself(fab, p) && atomic_load(&p->link) == HFI_LINK_UP)
+		lstate_move(p, HFI_LSTATE_INIT, HFI_LSTATE_ACTIVE);
+}
+
+void
+fab_lstate_write(struct hfi_fabric *fab, int slot, uint32_t lstate)
+{
+	struct fab_port *p = fab_port(fab, slot);
+
+	/* The moves hfi1's set_link_state makes by this CSR; the chip's answer to others is unknown. */
+	if (lstate == HFI_LSTATE_ARMED)
+		lstate_move(p, HFI_LSTATE_INIT, HFI_LSTATE_ARMED);
+	else if (lstate == HFI_LSTATE_ACTIVE)
+		lstate_move(p, HFI_LSTATE_ARMED, HFI_LSTATE_ACTIVE);
+}
+
+void
+fab_port_set_mad_rx(struct hfi_fabric *fab, int slot, uint32_t bits)
+{
+	struct fab_port *p = fab_port(fab, slot);
+	uint32_t old = atomic_load(&p->hw), want;
+
+	do {
+		want = (old & ~(FAB_HW_MAD_QP0 | FAB_HW_MAD_QP1)) | bits;
+	} while (old != want && !atomic_compare_exchange_weak(&p->hw, &old, want));
+}
+
+bool
+fab_may_send(struct fab_port *p, bool vl15)
+{
+	uint32_t s = atomic_load_explicit(&p->lstate, memory_order_relaxed);
+
+	return vl15 ? s >= HFI_LSTATE_INIT : s == HFI_LSTATE_ACTIVE;
+}
+
+bool
+fab_may_receive(struct hfi_fabric *fab, int slot, bool vl15)
+{
+	struct fab_port *p = fab_port(fab, slot);
+	uint32_t s = atomic_load_explicit(&p->lstate, memory_order_relaxed);
+
+	if (vl15)
+		return s >= HFI_LSTATE_INIT;
+	if (s == HFI_LSTATE_ARMED) {
+		/* A data packet at an Armed port: the chip goes Active (IB/OPA port states). */
+		if (lstate_move(p, HFI_LSTATE_ARMED, HFI_LSTATE_ACTIVE))
+			fab_wake(fab, slot);
+		return true;
+	}
+	return s == HFI_LSTATE_ACTIVE;
+}
+
 /* ---- MADs ---- */
 
 static int
@@ -1163,20 +1281,98 @@ pkey_index_of(const struct fab_port *p, uint16_t pkey)
 	return -1;
 }
 
+/* Whether the port takes MADs to this QP into a receive context, as a chip (FAB_HW_MAD_*). */
+static bool
+takes_mad(const struct fab_port *p, uint32_t qpn)
+{
+	uint32_t hw = atomic_load_explicit(&p->hw, memory_order_acquire);
+
+	if (p->role != HFI_ROLE_HOST)
+		return false;
+	return (hw & (qpn == HFI_QP0 ? FAB_HW_MAD_QP0 : FAB_HW_MAD_QP1)) != 0;
+}
+
+/*
+ * A MAD into the MAD ring of the port in slot, for hfi_mad_recv(). As the
+ * receiving HCA, it is dropped (mad_drops) when the link is down, the
+ * logical state does not let it in, its P_Key is not in the port's table,
+ * or it is a GSI datagram with another Q_Key.
+ */
+static void
+mad_to_ring(struct hfi_fabric *fab, int slot, const struct hfi_capture_mad *a, const void *mad,
+	    size_t len)
+{
+	struct fab_port *dst = fab_port(fab, slot);
+	struct fab_cell *c;
+	uint64_t pos;
+
+	if (atomic_load(&dst->link) != HFI_LINK_UP || !fab_may_receive(fab, slot, a->dest_qpn == HFI_QP0) ||
+	    pkey_index_of(dst, a->pkey) < 0 ||
+	    (a->dest_qpn == HFI_QP1 && a->qkey != HFI_GSI_QKEY)) {
+		fab_count(dst, FAB_CTR(mad_drops), 1);
+		return;
+	}
+	c = ring_claim(&dst->mad, port_mad_cells(fab, slot), fab->hdr->cfg.mad_cells,
+		       fab->mad_stride, fab->owner, &pos);
+	if (c == NULL) {
+		fab_count(dst, FAB_CTR(mad_drops), 1);
+		return;
+	}
+	c->len = (uint32_t)len;
+	c->src_lid = a->slid;
+	c->src_qpn = a->src_qpn;
+	c->dest_qpn = a->dest_qpn;
+	c->qkey = a->qkey;
+	c->pkey = a->pkey;
+	c->sl = a->sl;
+	memcpy(c->data, mad, len);
+	ring_commit(c, pos, fab->hdr->cfg.mad_cells);
+	fab_wake(fab, slot);
+}
+
+/*
+ * A MAD into the data ring of the port in slot, as the 9B UD packet that
+ * carries it on the wire (hfi_capture_mad_ud()): the port's receive
+ * checks and context choice (VL15, QP map) then apply as to any packet.
+ * It counts as a packet sent (tx_pkts) besides the MAD (tx_mads). A full
+ * ring does not hold a datagram: it is dropped (mad_drops).
+ */
+static void
+mad_to_data(struct hfi_fabric *fab, int src_slot, int slot, const struct hfi_capture_mad *a,
+	    const void *mad, size_t len)
+{
+	uint8_t pkt[HFI_9B_UD_HDR_LEN + HFI_MAD_SIZE + 3 + HFI_9B_ICRC_LEN];
+	uint64_t target = UINT64_C(1) << slot;
+	struct hfi_9b_ud u;
+	size_t n;
+
+	hfi_capture_mad_ud(a, &u);
+	n = hfi_9b_ud_packet(pkt, &u, mad, len);
+	fab_push_data(fab, src_slot, &target, pkt, (uint32_t)n,
+		      FAB_PKT_9B | (a->dest_qpn != HFI_QP0 && (a->sl & 0x10) ? FAB_PKT_SC4 : 0));
+	if (target != 0)
+		fab_count(fab_port(fab, slot), FAB_CTR(mad_drops), 1);
+	else
+		fab_wake(fab, slot);
+}
+
 int
 fab_push_mad(struct hfi_fabric *fab, int src_slot, const struct hfi_mad_addr *to,
 	     const void *mad, size_t len)
 {
 	struct fab_port *src = fab_port(fab, src_slot);
-	struct fab_port *dst;
-	struct fab_cell *c;
-	uint64_t pos;
-	uint16_t pkey;
+	struct hfi_capture_mad a;
+	bool smp = to->qpn == HFI_QP0;
 	int slot;
 
 	if (atomic_load(&src->link) != HFI_LINK_UP)
 		return hfi_set_error(-ENETDOWN, "MAD send: the link of LID 0x%x is down",
 				     src->lid);
+	if (!fab_may_send(src, smp))
+		return hfi_set_error(-ENETDOWN, "MAD send: LID 0x%x is %s; %s", src->lid,
+				     hfi_lstate_name(atomic_load(&src->lstate)),
+				     smp ? "SMPs need Init or later" :
+				     "QP1 datagrams need Active (only SMPs pass before)");
 	if (to->pkey_index >= src->npkeys)
 		return hfi_set_error(-EINVAL, "MAD send: PKEY index %u is beyond the table "
 				     "(%u entries)", to->pkey_index, src->npkeys);
@@ -1186,43 +1382,78 @@ fab_push_mad(struct hfi_fabric *fab, int src_slot, const struct hfi_mad_addr *to
 		return hfi_set_error(-EHOSTUNREACH, "MAD send: no port has LID 0x%x on fabric "
 				     "'%s'", to->lid, fab->spec);
 	}
-	pkey = src->pkeys[to->pkey_index];
-	dst = fab_port(fab, slot);
+	memset(&a, 0, sizeof(a));
+	a.slid = src->lid;
+	a.dlid = to->lid;
+	a.src_qpn = smp ? HFI_QP0 : HFI_QP1;
+	a.dest_qpn = to->qpn;
+	a.qkey = to->qkey;
+	a.pkey = src->pkeys[to->pkey_index];
+	a.sl = to->sl;
 	fab_count(src, FAB_CTR(tx_mads), 1);
-	/* As the receiving HCA: no link, a P_Key not in its table, or a GSI datagram with another QKey. */
-	if (atomic_load(&dst->link) != HFI_LINK_UP || pkey_index_of(dst, pkey) < 0 ||
-	    (to->qpn == HFI_QP1 && to->qkey != HFI_GSI_QKEY)) {
-		fab_count(dst, FAB_CTR(mad_drops), 1);
-		return 0;
-	}
-	c = ring_claim(&dst->mad, port_mad_cells(fab, slot), fab->hdr->cfg.mad_cells,
-		       fab->mad_stride, fab->owner, &pos);
-	if (c == NULL) {
-		fab_count(dst, FAB_CTR(mad_drops), 1);
-		return 0;
-	}
-	c->len = (uint32_t)len;
-	c->src_lid = src->lid;
-	c->src_qpn = to->qpn == HFI_QP0 ? HFI_QP0 : HFI_QP1;
-	c->dest_qpn = to->qpn;
-	c->qkey = to->qkey;
-	c->pkey = pkey;
-	c->sl = to->sl;
-	memcpy(c->data, mad, len);
-	ring_commit(c, pos, fab->hdr->cfg.mad_cells);
-	fab_wake(fab, slot);
+	/* Into a receive context when the port takes it there and a 9B LRH can carry the LIDs. */
+	if (takes_mad(fab_port(fab, slot), to->qpn) && a.slid < HFI_9B_MCAST_BASE &&
+	    a.dlid < HFI_9B_MCAST_BASE)
+		mad_to_data(fab, src_slot, slot, &a, mad, len);
+	else
+		mad_to_ring(fab, slot, &a, mad, len);
 	if (atomic_load_explicit(&fab->capturing, memory_order_relaxed)) {
-		struct hfi_capture_mad a = {
-			.slid = src->lid, .dlid = to->lid, .src_qpn = c->src_qpn,
-			.dest_qpn = to->qpn, .qkey = to->qkey, .pkey = pkey, .sl = to->sl,
-		};
-
 		pthread_mutex_lock(&fab->cap_lock);
 		if (fab->cap != NULL)
 			hfi_capture_mad(fab->cap, &a, mad, (uint32_t)len);
 		pthread_mutex_unlock(&fab->cap_lock);
 	}
 	return 0;
+}
+
+bool
+fab_9b_is_mad(const uint8_t *pkt, uint32_t len, unsigned int flags, uint32_t *qpn)
+{
+	struct hfi_9b_ud u;
+	size_t off, plen;
+	unsigned int sc;
+
+	if (!(flags & FAB_PKT_9B) || hfi_9b_ud_parse(pkt, len, &u, &off, &plen) != 0)
+		return false;
+	sc = u.sc | ((flags & FAB_PKT_SC4) ? 0x10u : 0);
+	*qpn = u.dest_qp;
+	return (u.dest_qp == HFI_QP0 && sc == HFI_9B_SC_VL15) ||
+	       (u.dest_qp == HFI_QP1 && sc != HFI_9B_SC_VL15);
+}
+
+bool
+fab_packet_to_mad(struct hfi_fabric *fab, int src_slot, int dst_slot, const uint8_t *pkt,
+		  uint32_t len, unsigned int flags)
+{
+	struct fab_port *src = fab_port(fab, src_slot), *dst = fab_port(fab, dst_slot);
+	struct hfi_capture_mad a;
+	struct hfi_9b_ud u;
+	size_t off, plen;
+
+	if (hfi_9b_ud_parse(pkt, len, &u, &off, &plen) != 0 || takes_mad(dst, u.dest_qp))
+		return false;
+	fab_count(src, FAB_CTR(tx_mads), 1);
+	/*
+	 * What the receiving chip would flag (ICRC, PktLen) and what is no MAD
+	 * the ring never gets: a MAD channel has no error bits to report them.
+	 */
+	if (atomic_load_explicit(&fab->hdr->lids[dst_slot], memory_order_acquire) == 0 ||
+	    !hfi_9b_icrc_check(pkt, len) || (size_t)hfi_9b_len_dws(pkt) * 4 != len ||
+	    plen < HFI_MAD_MIN_SIZE || plen > HFI_MAD_SIZE) {
+		fab_count(dst, FAB_CTR(mad_drops), 1);
+		return true;
+	}
+	memset(&a, 0, sizeof(a));
+	a.slid = u.slid;
+	a.dlid = u.dlid;
+	a.src_qpn = u.src_qp;
+	a.dest_qpn = u.dest_qp;
+	a.qkey = u.qkey;
+	a.pkey = u.pkey;
+	/* SMPs have no SL of their own (VL15): the LRH's; GSI: the SL of the SC (identity map). */
+	a.sl = u.dest_qp == HFI_QP0 ? u.sl : (uint8_t)(u.sc | ((flags & FAB_PKT_SC4) ? 0x10 : 0));
+	mad_to_ring(fab, dst_slot, &a, pkt + off, plen);
+	return true;
 }
 
 int
@@ -1366,6 +1597,7 @@ hfi_drop_reason_name(unsigned int reason)
 		[HFI_DROP_BAD_EGR_ENTRY] = "bad_egr_entry",
 		[HFI_DROP_CTXT_ERROR] = "ctxt_error",
 		[HFI_DROP_DEAD_SENDER] = "dead_sender",
+		[HFI_DROP_NOT_ACTIVE] = "not_active",
 	};
 
 	return reason < HFI_DROP_REASONS ? names[reason] : "?";
@@ -1391,6 +1623,7 @@ hfi_fabric_ports(struct hfi_fabric *fab, struct hfi_fabric_port_info *info, unsi
 			o->pid = (int)atomic_load(&h->procs[p->proc].pid);
 			o->role = (enum hfi_role)p->role;
 			o->link = (enum hfi_link_state)atomic_load(&p->link);
+			o->lstate = atomic_load(&p->lstate);
 			o->npkeys = p->npkeys;
 			memcpy(o->pkeys, p->pkeys, sizeof(o->pkeys));
 			memcpy(o->name, p->name, sizeof(o->name));
@@ -1435,8 +1668,11 @@ hfi_fabric_set_link(struct hfi_fabric *fab, uint32_t lid, enum hfi_link_state st
 	slot = port_by_lid(fab, lid);
 	if (slot >= 0) {
 		p = fab_port(fab, slot);
-		if (atomic_exchange(&p->link, (uint32_t)state) != (uint32_t)state)
+		if (atomic_exchange(&p->link, (uint32_t)state) != (uint32_t)state) {
+			atomic_store(&p->lstate, state == HFI_LINK_UP ? lstate_at_link_up(fab, p) :
+				     HFI_LSTATE_DOWN);
 			atomic_fetch_add(&p->link_gen, 1);
+		}
 	}
 	fab_unlock(fab);
 	if (slot < 0)

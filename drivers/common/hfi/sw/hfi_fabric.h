@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "hfi_chip.h"
 #include "hfi_dev.h"
 
 struct hfi_fabric;
@@ -35,6 +36,14 @@ struct hfi_fabric_config {
 	unsigned int hoq_life_ms;	/* a back-pressured packet is dropped after this long */
 	unsigned int npkeys;		/* PKEY table given to new ports */
 	uint16_t pkeys[HFI_PKEY_TABLE_SIZE];
+	/*
+	 * false (default): no subnet manager; the fabric plays the fixed
+	 * configuration one would set up, so a host port goes Active as soon as
+	 * its link is up and its receive port enabled. true: host ports stay
+	 * Init after link up until their driver moves them (Armed, Active), as
+	 * under a subnet manager.
+	 */
+	bool sm_managed;
 };
 
 /* Defaults: 64 ports x 256 slots in-process; 16 ports x 128 slots in shm. */
@@ -84,6 +93,10 @@ enum hfi_drop_reason {
 					 * stops (RCV_CTXT_STATUS_SW_EGR_ENTRY_ERR) */
 	HFI_DROP_CTXT_ERROR,		/* the context stopped on an error, until re-enabled */
 	HFI_DROP_DEAD_SENDER,		/* the sending process died mid-write */
+	/* counted at the sending or the receiving port, where it happens */
+	HFI_DROP_NOT_ACTIVE,		/* the port's logical state forbids it: data is sent
+					 * when Active, received when Armed or Active; VL15
+					 * (SC15) packets need Init or later */
 	HFI_DROP_REASONS
 };
 
@@ -114,11 +127,20 @@ uint64_t hfi_port_counters_drops(const struct hfi_port_counters *c);
 
 /* ---- ports ---- */
 
+/*
+ * A port's logical link state is its HFI's DCC_CFG_PORT_CONFIG.LinkState
+ * (HFI_LSTATE_DOWN, _INIT, _ARMED, _ACTIVE of hfi_regs.h, the OPA
+ * PortState values; hfi_lstate_name()): Down until the 8051 reports
+ * LinkUp, then Init; Armed and Active by the driver
+ * (hfi_chip_set_logical_state()), or by the fabric itself when it has no
+ * subnet manager.
+ */
 struct hfi_fabric_port_info {
 	uint32_t lid;
 	int pid;			/* owning process */
 	enum hfi_role role;
-	enum hfi_link_state link;
+	enum hfi_link_state link;	/* physical: the fabric link */
+	uint32_t lstate;		/* logical: HFI_LSTATE_* */
 	unsigned int npkeys;
 	uint16_t pkeys[HFI_PKEY_TABLE_SIZE];
 	char name[32];

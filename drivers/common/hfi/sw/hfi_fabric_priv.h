@@ -27,7 +27,7 @@
 #include "hfi_mad.h"
 
 #define FAB_MAGIC		UINT64_C(0x4346424641504f31)	/* "1OPAFBFC" */
-#define FAB_VERSION		3	/* 3: data cells say whether they hold a 9B packet */
+#define FAB_VERSION		4	/* 4: logical port states, sm_managed, MADs into contexts */
 #define FAB_MAX_PROCS		64
 #define FAB_CELL_HDR		64
 #define FAB_DATA_PAYLOAD	16384
@@ -77,6 +77,8 @@ struct fab_port {
 	uint32_t role;
 	_Atomic uint32_t link;
 	_Atomic uint32_t link_gen;	/* bumped on every link change */
+	_Atomic uint32_t lstate;	/* logical link state, HFI_LSTATE_* */
+	_Atomic uint32_t hw;		/* FAB_HW_*: what the owner's HFI says of itself */
 	_Atomic uint32_t drain_lock;	/* one drainer at a time (owner process) */
 	uint32_t npkeys;
 	uint16_t pkeys[HFI_PKEY_TABLE_SIZE];
@@ -169,6 +171,41 @@ fab_count_drop(struct fab_port *p, enum hfi_drop_reason r)
 	fab_count(p, FAB_CTR_DROP(r), 1);
 }
 
+/*
+ * What the owner's device model publishes for the others (struct
+ * fab_port.hw): whether its 8051 trained the link, whether its receive port
+ * is enabled, and which MADs its receive contexts take as a chip does (the
+ * sender then delivers them as 9B packets into its data ring, not into its
+ * MAD ring).
+ */
+#define FAB_HW_TRAINED		0x1u	/* the 8051 reported LinkUp (until Offline) */
+#define FAB_HW_RCV_PORT		0x2u	/* RCV_CTRL.RcvPortEnable */
+#define FAB_HW_MAD_QP0		0x4u	/* RCV_VL15 names an enabled context */
+#define FAB_HW_MAD_QP1		0x8u	/* the QP map is on and steers QPN 1 to an enabled context */
+
+/*
+ * Logical state changes. The 8051's LinkUp (trained) gives Init; Offline
+ * gives Down. The receive port being enabled, or the link coming back up,
+ * moves an Init port to Active when nothing else will: on a fabric without
+ * a subnet manager, and for management ports (the fabric's own services).
+ * fab_lstate_write() is a driver's write of DCC_CFG_PORT_CONFIG.LinkState:
+ * Init -> Armed and Armed -> Active are taken, anything else is ignored.
+ */
+void fab_port_trained(struct hfi_fabric *fab, int slot, bool up);
+void fab_port_rcv_enable(struct hfi_fabric *fab, int slot, bool on);
+void fab_lstate_write(struct hfi_fabric *fab, int slot, uint32_t lstate);
+void fab_port_set_mad_rx(struct hfi_fabric *fab, int slot, uint32_t bits);
+
+/*
+ * The logical-state gates. Sending: VL15 (SC15) needs Init or later, data
+ * needs Active. Receiving: VL15 needs Init or later, data Armed or Active;
+ * data arriving at an Armed port moves it to Active (the chip does; hfi1's
+ * receive path then catches up) and wakes its owner. True when the packet
+ * may pass.
+ */
+bool fab_may_send(struct fab_port *p, bool vl15);
+bool fab_may_receive(struct hfi_fabric *fab, int slot, bool vl15);
+
 /* Attach a port to the fabric; *slot and *wake_fd are set. */
 int fab_port_attach(struct hfi_fabric *fab, const char *name, enum hfi_role role, uint32_t lid,
 		    int *slot, int *wake_fd);
@@ -213,6 +250,25 @@ void fab_data_pop(struct hfi_fabric *fab, int slot, struct fab_cell *c, uint64_t
 
 int fab_push_mad(struct hfi_fabric *fab, int src_slot, const struct hfi_mad_addr *to,
 		 const void *mad, size_t len);
+
+/*
+ * A management datagram (UD, to QP0 on SC15 or to QP1 on another SC) that
+ * a host port sent as a 9B packet, for the port in dst_slot. When that
+ * port's receive contexts take it (FAB_HW_MAD_QP0/QP1) the packet stays a
+ * packet: returns false and the caller keeps it on the data path.
+ * Otherwise it becomes a MAD in that port's MAD ring (or is dropped and
+ * counted in mad_drops, as hfi_mad_send's would be) and the call returns
+ * true. pkt is the whole packet, ICRC included; flags its FAB_PKT_* bits.
+ */
+bool fab_packet_to_mad(struct hfi_fabric *fab, int src_slot, int dst_slot, const uint8_t *pkt,
+		       uint32_t len, unsigned int flags);
+
+/*
+ * Whether a 9B packet is a management datagram (fab_packet_to_mad()):
+ * LRH + BTH, UD SEND_ONLY, dest QP 0 on SC15 or dest QP 1 not on SC15.
+ * *qpn gets the dest QP.
+ */
+bool fab_9b_is_mad(const uint8_t *pkt, uint32_t len, unsigned int flags, uint32_t *qpn);
 int fab_pop_mad(struct hfi_fabric *fab, int slot, struct hfi_mad_addr *from, void *buf,
 		size_t *len);
 

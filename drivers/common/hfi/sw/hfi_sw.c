@@ -273,6 +273,43 @@ icrc_corrupt(uint8_t *pkt, uint32_t len, bool is_9b)
 	memcpy(pkt + off, &icrc, sizeof(icrc));
 }
 
+/*
+ * Whether a packet travels on VL15 (SC15): 9B packets say SC[3:0] in the
+ * LRH and SC[4] beside it (FAB_PKT_SC4), 16B ones the whole SC in the LRH.
+ * VL15 packets (SMPs) pass in every logical state but Down; the others are
+ * data.
+ */
+static bool
+on_vl15(const uint8_t *pkt, uint32_t len, unsigned int flags)
+{
+	if (flags & FAB_PKT_9B)
+		return len >= HFI_9B_LRH_LEN && hfi_9b_sc(pkt) == HFI_9B_SC_VL15 &&
+		       !(flags & FAB_PKT_SC4);
+	return len >= HFI_16B_LRH_LEN && hfi_16b_sc(pkt) == HFI_9B_SC_VL15;
+}
+
+/*
+ * Management datagrams (UD to QP0 on SC15, to QP1 elsewhere) go to the
+ * ports that do not take them into a receive context as MADs, into their
+ * MAD rings (fab_packet_to_mad()); those targets leave t->targets.
+ */
+static void
+tx_mads(struct hfi_sw *sw, struct sw_tx *t)
+{
+	uint64_t left = t->targets;
+	uint32_t qpn;
+
+	if (!fab_9b_is_mad(t->pkt, t->len, t->flags, &qpn))
+		return;
+	while (left != 0) {
+		int i = __builtin_ctzll(left);
+
+		left &= left - 1;
+		if (fab_packet_to_mad(sw->fab, sw->slot, i, t->pkt, t->len, t->flags))
+			t->targets &= ~(UINT64_C(1) << i);
+	}
+}
+
 void
 sw_tx_send(struct hfi_sw *sw, uint64_t pbc, struct sw_tx *t)
 {
@@ -282,6 +319,10 @@ sw_tx_send(struct hfi_sw *sw, uint64_t pbc, struct sw_tx *t)
 	t->flags = is_9b ? FAB_PKT_9B | ((pbc & PBC_DC_INFO) ? FAB_PKT_SC4 : 0) : 0;
 	if (atomic_load_explicit(&sw->port->link, memory_order_relaxed) != HFI_LINK_UP) {
 		tx_drop(sw, t->len, HFI_DROP_LINK_DOWN);
+		return;
+	}
+	if (!fab_may_send(sw->port, on_vl15(t->pkt, t->len, t->flags))) {
+		tx_drop(sw, t->len, HFI_DROP_NOT_ACTIVE);
 		return;
 	}
 	if (take_fault(&sw->fault_drop)) {
@@ -306,6 +347,8 @@ sw_tx_send(struct hfi_sw *sw, uint64_t pbc, struct sw_tx *t)
 		tx_drop(sw, t->len, HFI_DROP_UNKNOWN_DLID);
 		return;
 	}
+	if (is_9b)
+		tx_mads(sw, t);
 	fab_push_data(sw->fab, sw->slot, &t->targets, t->pkt, t->len, t->flags);
 	t->since = fab_now_ns();
 }
@@ -705,18 +748,59 @@ rx_deliver_16b(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, uint64_t rcv
  * it (the index init_qpmap_table fills); otherwise context 0.
  */
 static unsigned int
+qp_map_ctxt(struct hfi_sw *sw, uint32_t qpn)
+{
+	unsigned int idx = (qpn >> 1) % HFI_QP_MAP_ENTRIES;
+
+	return (unsigned int)(atomic_load_explicit(&sw->qp_map[idx / 8], memory_order_relaxed) >>
+			      (8 * (idx % 8))) & 0xff;
+}
+
+static unsigned int
 ctxt_9b(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, unsigned int sc, uint64_t rcv_ctrl)
 {
 	uint32_t bth = hfi_9b_bth_offset(pkt);
-	unsigned int idx;
 
 	if (sc == HFI_9B_SC_VL15)
 		return (unsigned int)(atomic_load(&sw->rcv_vl15) & RCV_VL15_CONTEXT_MASK);
 	if (!(rcv_ctrl & RCV_CTRL_RCV_QP_MAP_ENABLE) || bth == 0 || len < bth + HFI_9B_BTH_LEN)
 		return 0;
-	idx = (hfi_9b_bth_qpn(pkt + bth) >> 1) % HFI_QP_MAP_ENTRIES;
-	return (unsigned int)(atomic_load_explicit(&sw->qp_map[idx / 8], memory_order_relaxed) >>
-			      (8 * (idx % 8))) & 0xff;
+	return qp_map_ctxt(sw, hfi_9b_bth_qpn(pkt + bth));
+}
+
+static bool
+ctxt_on(struct hfi_sw *sw, unsigned int ctxt)
+{
+	return ctxt < sw->nctxt && atomic_load(&sw->ctxt[ctxt].enabled);
+}
+
+/*
+ * Tell the fabric which MADs this port's receive contexts take, as the
+ * chip takes the packets that carry them: QP0 (SMPs, SC15) when RCV_VL15
+ * names an enabled context, QP1 when the QP map is on and steers QPN 1 to
+ * an enabled context. Senders then deliver those as 9B packets; the
+ * others stay MADs for hfi_mad_recv(). Called with the drain lock held,
+ * after any change to those CSRs or to a context's enable.
+ */
+static void
+mad_rx_update_locked(struct hfi_sw *sw)
+{
+	uint32_t bits = 0;
+
+	if (ctxt_on(sw, (unsigned int)(atomic_load(&sw->rcv_vl15) & RCV_VL15_CONTEXT_MASK)))
+		bits |= FAB_HW_MAD_QP0;
+	if ((atomic_load(&sw->rcv_ctrl) & RCV_CTRL_RCV_QP_MAP_ENABLE) &&
+	    ctxt_on(sw, qp_map_ctxt(sw, HFI_QP1)))
+		bits |= FAB_HW_MAD_QP1;
+	fab_port_set_mad_rx(sw->fab, sw->slot, bits);
+}
+
+static void
+mad_rx_update(struct hfi_sw *sw)
+{
+	spin_lock(&sw->port->drain_lock);
+	mad_rx_update_locked(sw);
+	unlock(&sw->port->drain_lock);
 }
 
 /*
@@ -765,6 +849,8 @@ rx_deliver(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, unsigned int fla
 
 	if (atomic_load_explicit(&sw->port->link, memory_order_relaxed) != HFI_LINK_UP)
 		return rx_drop(sw, HFI_DROP_LINK_DOWN);
+	if (!fab_may_receive(sw->fab, sw->slot, on_vl15(pkt, len, flags)))
+		return rx_drop(sw, HFI_DROP_NOT_ACTIVE);
 	if (flags & FAB_PKT_9B)
 		return rx_deliver_9b(sw, pkt, len, flags, rcv_ctrl);
 	return rx_deliver_16b(sw, pkt, len, rcv_ctrl);
@@ -838,6 +924,7 @@ ctxt_write_ctrl(struct hfi_sw *sw, struct sw_ctxt *cx, uint64_t val)
 	} else if (!(val & RCV_CTXT_CTRL_ENABLE)) {
 		atomic_store(&cx->enabled, false);
 	}
+	mad_rx_update_locked(sw);
 	unlock(&sw->port->drain_lock);
 }
 
@@ -1040,6 +1127,8 @@ global_write(struct hfi_sw *sw, uint32_t off, uint64_t val)
 		if (val & RCV_CTRL_RX_RBUF_INIT)
 			atomic_fetch_or(&sw->rcv_status, RCV_STATUS_RX_RBUF_INIT_DONE);
 		atomic_store(&sw->rcv_ctrl, val & ~RCV_CTRL_RX_RBUF_INIT);
+		fab_port_rcv_enable(sw->fab, sw->slot, (val & RCV_CTRL_RCV_PORT_ENABLE) != 0);
+		mad_rx_update(sw);
 		break;
 	case RCV_BYPASS:
 		atomic_store(&sw->rcv_bypass, val);
@@ -1140,6 +1229,8 @@ sw_csr_write(struct hfi_dev *dev, uint32_t off, uint64_t val)
 		break;
 	case CSR_STORE:
 		atomic_store(r.p, val);
+		if (r.p == &sw->rcv_vl15 || r.p == &sw->qp_map[0])
+			mad_rx_update(sw);	/* where QP0 and QP1 are steered */
 		break;
 	case CSR_SDMA:
 		sdma_csr_write(sw, r.idx, r.reg, val);

@@ -67,8 +67,8 @@ static const struct sw_reg sw_regs[] = {
 	{ MISC_ERR_MASK, 1, R_RW, 0, 0 },
 	{ MISC_ERR_CLEAR, 1, R_CLEAR, MISC_ERR_STATUS, 0 },
 	{ DCC_CFG_RESET, 1, R_RW, 0, 0 },
-	{ DCC_CFG_PORT_CONFIG, 1, R_RW, 0,
-	  (uint64_t)HFI_LSTATE_DOWN << DCC_CFG_PORT_CONFIG_LINK_STATE_SHIFT },
+	/* LinkState is the fabric port's logical state (sw_chip_read/write) */
+	{ DCC_CFG_PORT_CONFIG, 1, R_SPECIAL, 0, 0 },
 	{ DCC_CFG_SC_VL_TABLE_15_0, 2, R_RW, 0, 0 },
 	{ DCC_CFG_LED_CNTRL, 1, R_RW, 0, 0 },
 	{ DCC_ERR_FLG_EN, 1, R_RW, 0, 0 },
@@ -202,15 +202,6 @@ dc_running(struct sw_chip *c)
 	       !(*reg_val(c, DC_DC8051_CFG_RST) & DC_DC8051_CFG_RST_M8051W);
 }
 
-static void
-set_logical(struct sw_chip *c, uint64_t lstate)
-{
-	uint64_t *pc = reg_val(c, DCC_CFG_PORT_CONFIG);
-
-	*pc &= ~(DCC_CFG_PORT_CONFIG_LINK_STATE_MASK << DCC_CFG_PORT_CONFIG_LINK_STATE_SHIFT);
-	*pc |= lstate << DCC_CFG_PORT_CONFIG_LINK_STATE_SHIFT;
-}
-
 /* Where a configuration field lives in the data RAM (read_8051_config's layout). */
 static int
 field_addr(uint32_t field, uint32_t lane)
@@ -224,9 +215,9 @@ field_addr(uint32_t field, uint32_t lane)
 
 /*
  * Link training as a functional simulator does it: Polling, then LinkUp
- * (the logical state Init) with the LinkUp message, when the fabric port's
- * link is up and no fault holds the link in Polling. The driver sees it on
- * its next look at the 8051's status.
+ * (the logical state Init, in the fabric port) with the LinkUp message,
+ * when the fabric port's link is up and no fault holds the link in Polling.
+ * The driver sees it on its next look at the 8051's status.
  */
 static void
 lni_step(struct hfi_sw *sw, struct sw_chip *c)
@@ -236,13 +227,13 @@ lni_step(struct hfi_sw *sw, struct sw_chip *c)
 		return;
 	c->lni = false;
 	c->phys = PLS_LINKUP;
-	set_logical(c, HFI_LSTATE_INIT);
+	fab_port_trained(sw->fab, sw->slot, true);
 	*reg_val(c, DC_DC8051_DBG_ERR_INFO_SET_BY_8051) |= HFI_8051_LINKUP_ACHIEVED;
 	*reg_val(c, DC_DC8051_ERR_FLG) |= DC_DC8051_ERR_FLG_SET_BY_8051;
 }
 
 static unsigned int
-change_phy_state(struct sw_chip *c, uint32_t state)
+change_phy_state(struct hfi_sw *sw, struct sw_chip *c, uint32_t state)
 {
 	uint64_t *info = reg_val(c, DC_DC8051_DBG_ERR_INFO_SET_BY_8051);
 
@@ -257,7 +248,7 @@ change_phy_state(struct sw_chip *c, uint32_t state)
 	case PLS_DISABLED:
 		c->phys = state;
 		c->lni = false;
-		set_logical(c, HFI_LSTATE_DOWN);
+		fab_port_trained(sw->fab, sw->slot, false);
 		return HCMD_SUCCESS;
 	default:
 		return SW_HCMD_FAILED;	/* loopback and quick link-up are not modelled */
@@ -266,7 +257,7 @@ change_phy_state(struct sw_chip *c, uint32_t state)
 
 /* One host command; the 8051 clears its host messages on every command. */
 static uint64_t
-run_command(struct sw_chip *c, uint64_t cmd0)
+run_command(struct hfi_sw *sw, struct sw_chip *c, uint64_t cmd0)
 {
 	uint32_t type = (uint32_t)((cmd0 >> DC_DC8051_CFG_HOST_CMD_0_REQ_TYPE_SHIFT) &
 				   DC_DC8051_CFG_HOST_CMD_0_REQ_TYPE_MASK);
@@ -296,7 +287,7 @@ run_command(struct sw_chip *c, uint64_t cmd0)
 		}
 		break;
 	case HCMD_CHANGE_PHY_STATE:
-		code = change_phy_state(c, (uint32_t)(data & 0xff));
+		code = change_phy_state(sw, c, (uint32_t)(data & 0xff));
 		break;
 	case HCMD_INTERFACE_TEST:
 		rsp = data;
@@ -316,7 +307,7 @@ run_command(struct sw_chip *c, uint64_t cmd0)
  * completes in HOST_CMD_1; the host clearing REQ_NEW clears HOST_CMD_1.
  */
 static void
-write_host_cmd(struct sw_chip *c, uint64_t v)
+write_host_cmd(struct hfi_sw *sw, struct sw_chip *c, uint64_t v)
 {
 	uint64_t *cmd0 = reg_val(c, DC_DC8051_CFG_HOST_CMD_0);
 	uint64_t *cmd1 = reg_val(c, DC_DC8051_CFG_HOST_CMD_1);
@@ -326,7 +317,7 @@ write_host_cmd(struct sw_chip *c, uint64_t v)
 	if (!(v & DC_DC8051_CFG_HOST_CMD_0_REQ_NEW))
 		*cmd1 = 0;
 	else if (!(old & DC_DC8051_CFG_HOST_CMD_0_REQ_NEW))
-		*cmd1 = dc_running(c) && !c->fault_stuck ? run_command(c, v) : 0;
+		*cmd1 = dc_running(c) && !c->fault_stuck ? run_command(sw, c, v) : 0;
 }
 
 /*
@@ -410,6 +401,12 @@ chip_read(struct hfi_sw *sw, uint32_t off)
 		case DC_DC8051_ERR_FLG:
 			lni_step(sw, c);
 			break;
+		case DCC_CFG_PORT_CONFIG:
+			v = (v & ~(DCC_CFG_PORT_CONFIG_LINK_STATE_MASK <<
+				   DCC_CFG_PORT_CONFIG_LINK_STATE_SHIFT)) |
+			    (uint64_t)atomic_load(&sw->port->lstate) <<
+			    DCC_CFG_PORT_CONFIG_LINK_STATE_SHIFT;
+			break;
 		default:
 			break;
 		}
@@ -452,13 +449,25 @@ chip_write(struct hfi_sw *sw, uint32_t off, uint64_t val)
 				     MISC_CFG_FW_CTRL_RSA_STATUS_SHIFT);
 			break;
 		case DC_DC8051_CFG_HOST_CMD_0:
-			write_host_cmd(c, val);
+			write_host_cmd(sw, c, val);
 			break;
 		case DC_DC8051_CFG_RAM_ACCESS_CTRL:
 			write_ram_ctrl(c, val);
 			break;
 		case DC_DC8051_CFG_RAM_ACCESS_WR_DATA:
 			write_ram_data(c, val);
+			break;
+		case DCC_CFG_PORT_CONFIG:
+			/*
+			 * The other fields hold what is written; LinkState takes the
+			 * moves hfi1's set_logical_state makes (Init -> Armed, Armed
+			 * -> Active) and ignores any other value (a model choice:
+			 * hfi1 writes no other, the chip's answer is not known).
+			 */
+			*p = val;
+			fab_lstate_write(sw->fab, sw->slot,
+					 (uint32_t)((val >> DCC_CFG_PORT_CONFIG_LINK_STATE_SHIFT) &
+						    DCC_CFG_PORT_CONFIG_LINK_STATE_MASK));
 			break;
 		default:
 			break;	/* read-only */
