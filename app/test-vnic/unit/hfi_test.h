@@ -58,7 +58,8 @@ test_frame_seq(const uint8_t *f)
 }
 
 static inline struct hfi_dev *
-test_open(const char *name, const char *fabric, enum hfi_engine_mode engine, uint32_t lid)
+test_open_role(const char *name, const char *fabric, enum hfi_engine_mode engine, uint32_t lid,
+	       enum hfi_role role)
 {
 	struct hfi_dev_params p;
 	struct hfi_dev *dev = NULL;
@@ -67,9 +68,16 @@ test_open(const char *name, const char *fabric, enum hfi_engine_mode engine, uin
 	p.fabric = fabric;
 	p.engine = engine;
 	p.lid = lid;
+	p.role = role;
 	if (hfi_dev_open(name, &p, &dev) != 0)
 		return NULL;
 	return dev;
+}
+
+static inline struct hfi_dev *
+test_open(const char *name, const char *fabric, enum hfi_engine_mode engine, uint32_t lid)
+{
+	return test_open_role(name, fabric, engine, lid, HFI_ROLE_HOST);
 }
 
 static inline struct hfi_port_counters

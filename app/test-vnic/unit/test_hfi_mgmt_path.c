@@ -56,17 +56,10 @@ struct env {
 static struct hfi_dev *
 open_dev(const char *name, const char *fabric, enum hfi_role role, enum hfi_engine_mode mode)
 {
-	struct hfi_dev_params p;
-	struct hfi_dev *dev = NULL;
+	struct hfi_dev *dev = test_open_role(name, fabric, mode, 0, role);
 
-	hfi_dev_params_init(&p);
-	p.fabric = fabric;
-	p.role = role;
-	p.engine = mode;
-	if (hfi_dev_open(name, &p, &dev) != 0) {
+	if (dev == NULL)
 		print_error("%s: %s\n", name, hfi_last_error());
-		return NULL;
-	}
 	return dev;
 }
 
