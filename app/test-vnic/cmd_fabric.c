@@ -42,8 +42,8 @@ fabric_usage(FILE *out)
 		"                  head-of-queue lifetime in ms [1000]; --sm-managed: a subnet\n"
 		"                  manager brings host ports from Init to Active, not the fabric)\n"
 		"  destroy shm:NAME  remove a shared fabric's name\n"
-		"  show FABRIC       list ports (LID, name, pid, role, link, logical state, PKEYs)\n"
-		"                  and counters\n"
+		"  show FABRIC       list ports (LID, name, pid, role, link, logical state,\n"
+		"                  PKEYs) and counters\n"
 		"  link FABRIC LID up|down\n"
 		"  exchange --fabric FABRIC --lid L --peer P [--count N] [--engine inline|thread]\n"
 		"           [--stay | --wait-gone] [--next-peer Q --next-count M]\n"
@@ -181,7 +181,8 @@ cmd_show(const char *spec)
 		printf("port lid 0x%06x name %s pid %d role %s link %s state %s pkeys",
 		       info[i].lid, info[i].name, info[i].pid,
 		       info[i].role == HFI_ROLE_MGMT ? "mgmt" : "host",
-		       info[i].link == HFI_LINK_UP ? "up" : "down", hfi_lstate_name(info[i].lstate));
+		       info[i].link == HFI_LINK_UP ? "up" : "down",
+		       hfi_lstate_name(info[i].lstate));
 		for (k = 0; k < info[i].npkeys; k++)
 			printf(" 0x%04x", info[i].pkeys[k]);
 		printf("\n");

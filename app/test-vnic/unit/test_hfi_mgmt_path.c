@@ -37,7 +37,8 @@
 #define NHOST		2
 #define NCTXT		4	/* receive contexts a test may open per host */
 #define MAD_LEN		256
-#define UD_HDR_DWS	(HFI_9B_UD_HDR_LEN / 4)	/* LRH + BTH + DETH in the entry, the MAD eager */
+/* LRH + BTH + DETH in the header queue entry, the MAD in the eager buffer */
+#define UD_HDR_DWS	(HFI_9B_UD_HDR_LEN / 4)
 #define SMP_QKEY	UINT32_C(0)
 #define SMP_CTXT	2	/* the hosts' VL15 context */
 #define GSI_CTXT	1	/* the context the QP map steers QPN 1 to */

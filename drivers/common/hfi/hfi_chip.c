@@ -1151,9 +1151,9 @@ hfi_chip_set_logical_state(struct hfi_dev *dev, uint32_t lstate)
 		return hfi_chip_start_link(dev);
 	}
 	if (lstate != HFI_LSTATE_ARMED && lstate != HFI_LSTATE_ACTIVE)
-		return hfi_set_error(-EINVAL, "%s: logical state %u: expected Down (%u), Armed (%u) "
-				     "or Active (%u)", dev->name, lstate, HFI_LSTATE_DOWN,
-				     HFI_LSTATE_ARMED, HFI_LSTATE_ACTIVE);
+		return hfi_set_error(-EINVAL, "%s: logical state %u: expected Down (%u), "
+				     "Armed (%u) or Active (%u)", dev->name, lstate,
+				     HFI_LSTATE_DOWN, HFI_LSTATE_ARMED, HFI_LSTATE_ACTIVE);
 	/*
 	 * The chip's state, not the one last set here: a fabric without a
 	 * subnet manager activates the port itself, and the chip moves from
@@ -1176,7 +1176,7 @@ hfi_chip_set_logical_state(struct hfi_dev *dev, uint32_t lstate)
 				     "ms (it is %s)", dev->name, hfi_lstate_name(lstate),
 				     c->p.wait_timeout_ms,
 				     hfi_lstate_name((uint32_t)((last & mask) >>
-							       DCC_CFG_PORT_CONFIG_LINK_STATE_SHIFT)));
+						DCC_CFG_PORT_CONFIG_LINK_STATE_SHIFT)));
 	c->link = lstate == HFI_LSTATE_ARMED ? HFI_CHIP_LINK_UP_ARMED : HFI_CHIP_LINK_UP_ACTIVE;
 	return 0;
 }

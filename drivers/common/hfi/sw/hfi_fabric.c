@@ -1225,7 +1225,7 @@ fab_lstate_write(struct hfi_fabric *fab, int slot, uint32_t lstate)
 {
 	struct fab_port *p = fab_port(fab, slot);
 
-	/* The moves hfi1's set_link_state makes by this CSR; the chip's answer to others is unknown. */
+	/* hfi1's set_link_state moves by this CSR; the chip's answer to others is unknown. */
 	if (lstate == HFI_LSTATE_ARMED)
 		lstate_move(p, HFI_LSTATE_INIT, HFI_LSTATE_ARMED);
 	else if (lstate == HFI_LSTATE_ACTIVE)
@@ -1306,7 +1306,8 @@ mad_to_ring(struct hfi_fabric *fab, int slot, const struct hfi_capture_mad *a, c
 	struct fab_cell *c;
 	uint64_t pos;
 
-	if (atomic_load(&dst->link) != HFI_LINK_UP || !fab_may_receive(fab, slot, a->dest_qpn == HFI_QP0) ||
+	if (atomic_load(&dst->link) != HFI_LINK_UP ||
+	    !fab_may_receive(fab, slot, a->dest_qpn == HFI_QP0) ||
 	    pkey_index_of(dst, a->pkey) < 0 ||
 	    (a->dest_qpn == HFI_QP1 && a->qkey != HFI_GSI_QKEY)) {
 		fab_count(dst, FAB_CTR(mad_drops), 1);

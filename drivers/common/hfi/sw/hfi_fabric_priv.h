@@ -27,7 +27,7 @@
 #include "hfi_mad.h"
 
 #define FAB_MAGIC		UINT64_C(0x4346424641504f31)	/* "1OPAFBFC" */
-#define FAB_VERSION		4	/* 4: logical port states, sm_managed, MADs into contexts */
+#define FAB_VERSION		4	/* 4: logical states, sm_managed, MAD routing bits */
 #define FAB_MAX_PROCS		64
 #define FAB_CELL_HDR		64
 #define FAB_DATA_PAYLOAD	16384
@@ -181,7 +181,7 @@ fab_count_drop(struct fab_port *p, enum hfi_drop_reason r)
 #define FAB_HW_TRAINED		0x1u	/* the 8051 reported LinkUp (until Offline) */
 #define FAB_HW_RCV_PORT		0x2u	/* RCV_CTRL.RcvPortEnable */
 #define FAB_HW_MAD_QP0		0x4u	/* RCV_VL15 names an enabled context */
-#define FAB_HW_MAD_QP1		0x8u	/* the QP map is on and steers QPN 1 to an enabled context */
+#define FAB_HW_MAD_QP1		0x8u	/* QP map on, QPN 1 to an enabled context */
 
 /*
  * Logical state changes. The 8051's LinkUp (trained) gives Init; Offline
