@@ -742,11 +742,7 @@ rx_deliver_16b(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, uint64_t rcv
 	return rx_place(sw, rsm_select(sw, pkt, len, rcv_ctrl), &p);
 }
 
-/*
- * The receive context of a 9B packet: SC15 (VL15, SMPs) to the RCV_VL15
- * context; with RCV_CTRL's QP map enabled, the QP map entry QPN[8:1] names
- * it (the index init_qpmap_table fills); otherwise context 0.
- */
+/* The context the QP map names for a QPN: entry QPN[8:1] (init_qpmap_table's index). */
 static unsigned int
 qp_map_ctxt(struct hfi_sw *sw, uint32_t qpn)
 {
@@ -756,6 +752,11 @@ qp_map_ctxt(struct hfi_sw *sw, uint32_t qpn)
 			      (8 * (idx % 8))) & 0xff;
 }
 
+/*
+ * The receive context of a 9B packet: SC15 (VL15, SMPs) to the RCV_VL15
+ * context; with RCV_CTRL's QP map enabled, the QP map entry QPN[8:1] names
+ * it (the index init_qpmap_table fills); otherwise context 0.
+ */
 static unsigned int
 ctxt_9b(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, unsigned int sc, uint64_t rcv_ctrl)
 {
