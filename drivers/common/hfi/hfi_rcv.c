@@ -57,7 +57,7 @@ check_params(struct hfi_dev *dev, const struct hfi_rcv_params *p)
 		return hfi_set_error(-EINVAL, "%s: egr_cnt %u: expected a multiple of 8 in 8..%d",
 				     dev->name, p->egr_cnt, HFI_MAX_EAGER_ENTRIES);
 	if (p->flags & ~(HFI_RCV_DONT_DROP_EGR_FULL | HFI_RCV_DONT_DROP_HDRQ_FULL |
-			 HFI_RCV_ONE_PKT_PER_EGR))
+			 HFI_RCV_ONE_PKT_PER_EGR | HFI_RCV_INTR_AVAIL))
 		return hfi_set_error(-EINVAL, "%s: unknown receive flags 0x%x", dev->name,
 				     p->flags);
 	if (egr_size_code(p->egr_size) == 0)
@@ -110,6 +110,8 @@ rcv_start(struct hfi_rcv *r)
 		ctrl |= RCV_CTXT_CTRL_DONT_DROP_EGR_FULL;
 	if (r->flags & HFI_RCV_DONT_DROP_HDRQ_FULL)
 		ctrl |= RCV_CTXT_CTRL_DONT_DROP_RHQ_FULL;
+	if (r->flags & HFI_RCV_INTR_AVAIL)
+		ctrl |= RCV_CTXT_CTRL_INTR_AVAIL;
 	/* The RcvArray (write-combining on the chip) and the header queue out first. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	r->rcvarray_dirty = false;

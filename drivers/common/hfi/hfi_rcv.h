@@ -48,6 +48,8 @@
 #define HFI_RCV_DONT_DROP_EGR_FULL	0x1u	/* back-pressure instead of dropping */
 #define HFI_RCV_DONT_DROP_HDRQ_FULL	0x2u
 #define HFI_RCV_ONE_PKT_PER_EGR		0x4u	/* one packet per eager buffer */
+#define HFI_RCV_INTR_AVAIL		0x8u	/* interrupt when packets arrive (IntrAvail):
+						 * the device's event fd becomes readable */
 
 struct hfi_rcv_params {
 	unsigned int hdrq_cnt;		/* entries: multiple of 32, 32..16352, not of 13 */
