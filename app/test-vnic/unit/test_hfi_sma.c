@@ -823,6 +823,38 @@ test_state_machine(void **state)
 	assert_int_equal(be(d + PI_SM_LID, 4), 2);
 }
 
+/* A fabric without an SM: the fabric's LID and P_Keys, Active with the link. */
+static void
+test_preset_no_sm(void **state)
+{
+	static const uint16_t pkeys[2] = { 0xffff, 0x8001 };
+	struct hfi_sma_port_view v;
+	uint8_t *d;
+
+	(void)state;
+	hfi_sma_preset(T.sma, 0x2a, pkeys, 2);
+	assert_int_equal(T.n_pkeys, 0);		/* the chip has them: no op */
+	link_up();
+	assert_int_equal(port_state(), HFI_SMP_PORT_INIT);
+	hfi_sma_port_active(T.sma);
+	assert_int_equal(T.n_link, 0);		/* the chip is Active already */
+	hfi_sma_port_view(T.sma, &v);
+	assert_int_equal(v.port_state, HFI_SMP_PORT_ACTIVE);
+	assert_int_equal(v.lid, 0x2a);
+	assert_true(v.neighbor_normal);
+	d = port_info();
+	assert_int_equal(be(d + PI_LID, 4), 0x2a);
+	assert_int_equal(d[PI_STATES] & 0x0f, HFI_SMP_PORT_ACTIVE);
+	d = get(true, HFI_SMP_ATTR_PKEY_TABLE, 0x01000000);
+	assert_int_equal(be(d, 2), 0xffff);
+	assert_int_equal(be(d + 2, 2), 0x8001);
+	assert_int_equal(be(d + 4, 2), 0);
+	/* Active only from Init or Armed; the link down takes it back to Down */
+	hfi_sma_link_down(T.sma, HFI_SMP_PHYS_POLLING, 0, 0);
+	hfi_sma_port_active(T.sma);
+	assert_int_equal(port_state(), HFI_SMP_PORT_DOWN);
+}
+
 static void
 test_state_link_requests(void **state)
 {
@@ -1561,6 +1593,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_port_info_get, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_port_info_set, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_port_info_set_invalid, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_preset_no_sm, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_violation_counters_and_reasons, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_state_machine, setup, teardown),

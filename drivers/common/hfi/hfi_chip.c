@@ -877,6 +877,21 @@ hfi_lstate_name(uint32_t lstate)
 	}
 }
 
+int
+hfi_chip_set_sc_to_vlt(struct hfi_dev *dev, const uint8_t map[32])
+{
+	unsigned int i, b;
+
+	for (i = 0; i < 4; i++) {
+		uint64_t v = 0;
+
+		for (b = 0; b < 8; b++)
+			v |= (uint64_t)(map[i * 8 + b] & 0x1f) << (8 * b);
+		hfi_csr_write(dev, SEND_SC2VLT0 + 8 * i, v);
+	}
+	return 0;
+}
+
 uint32_t
 hfi_chip_logical_state(struct hfi_dev *dev)
 {

@@ -130,6 +130,12 @@ int hfi_chip_8051_host_interface_version(struct hfi_dev *dev);
 const char *hfi_chip_icode_name(uint8_t icode);
 /* The physical link state the 8051 reports (read_physical_state), PLS_*. */
 uint32_t hfi_chip_physical_state(struct hfi_dev *dev);
+/*
+ * The SC-to-VLt table the SM set, as the chip holds it (hfi1 set_sc2vlt_tables:
+ * SEND_SC2VLT0..3, one byte per SC; VL15 for SCs other than 15 already filtered).
+ */
+int hfi_chip_set_sc_to_vlt(struct hfi_dev *dev, const uint8_t map[32]);
+
 /* The logical link state (read_logical_state), HFI_LSTATE_*. */
 uint32_t hfi_chip_logical_state(struct hfi_dev *dev);
 /* "Down", "Init", "Armed", "Active" for HFI_LSTATE_*; "?" otherwise. */

@@ -1414,6 +1414,26 @@ hfi_sma_auto_active(struct hfi_sma *sma)
 }
 
 void
+hfi_sma_preset(struct hfi_sma *sma, uint32_t lid, const uint16_t *pkeys, unsigned int n)
+{
+	unsigned int i;
+
+	sma->lid = lid;
+	sma->lmc = 0;
+	for (i = 0; i < HFI_SMA_NUM_PKEYS; i++)
+		sma->pkeys[i] = i < n ? pkeys[i] : 0;
+}
+
+void
+hfi_sma_port_active(struct hfi_sma *sma)
+{
+	if (sma->lstate == HFI_SMP_PORT_INIT || sma->lstate == HFI_SMP_PORT_ARMED) {
+		sma->lstate = HFI_SMP_PORT_ACTIVE;
+		sma->neighbor_normal = true;
+	}
+}
+
+void
 hfi_sma_modify_caps(struct hfi_sma *sma, bool mask3, uint32_t set, uint32_t clear)
 {
 	if (mask3)

@@ -202,6 +202,16 @@ void hfi_sma_neighbor_normal(struct hfi_sma *sma);
 void hfi_sma_auto_active(struct hfi_sma *sma);
 
 /*
+ * A fabric run without a subnet manager configures the port itself: its
+ * LID and P_Keys are the fabric's (no op is called: the chip has them), and
+ * the port goes Active with its link. hfi_sma_preset() takes the addressing
+ * (pkeys: up to HFI_SMA_NUM_PKEYS, the rest 0); hfi_sma_port_active() says
+ * the chip went Active after hfi_sma_link_up() with no SM asking.
+ */
+void hfi_sma_preset(struct hfi_sma *sma, uint32_t lid, const uint16_t *pkeys, unsigned int n);
+void hfi_sma_port_active(struct hfi_sma *sma);
+
+/*
  * Change PortInfo.CapabilityMask (mask3 false) or CapabilityMask3 (true)
  * as ib_modify_port() did, and send trap 144 when the port is Active. The
  * VEMA agent sets HFI_SMA_CAP3_IS_ETH_ON_FABRIC_SUPPORTED when it starts
