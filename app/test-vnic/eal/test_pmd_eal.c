@@ -37,6 +37,7 @@ static const struct pt_scenario scenarios[] = {
 	{ "em-e2e", NULL, pt_test_em_e2e },
 	{ "rxbuf", NULL, pt_test_rx_buffers },
 	{ "rxbuf-split", NULL, pt_test_rx_buffers },
+	{ "sma", NULL, pt_test_sma },
 };
 
 int

@@ -32,6 +32,7 @@
 #include "hfi_mad.h"
 #include "opa_vnic_ethdev.h"
 #include "opa_vnic_mad_transport.h"
+#include "opa_vnic_mgmt.h"
 #ifdef OPA_VNIC_HAVE_UMAD
 #include "vema_umad.h"
 #endif
@@ -51,6 +52,9 @@ struct opa_vnic_ctrl {
 	pthread_t tid;
 	bool stop;				/* atomic */
 	int wake_fd;
+	struct opa_vnic_mgmt *mgmt;		/* mgmt=chip: SMA, SMI and GSI paths */
+	bool phys_up;				/* atomic: the physical link the HFI reports */
+	bool sma_phys_up;			/* what the SMA was last told */
 	/* VEMA (em=on|external) */
 	struct vema_agent *agent;
 	struct vema_transport transport;
@@ -66,6 +70,7 @@ struct opa_vnic_ctrl {
 	pthread_mutex_t stats_lock;
 	struct vema_agent_stats stats;
 	uint64_t mads_ignored;			/* MADs received with em=off */
+	struct opa_vnic_mgmt_stats mgmt_stats;
 };
 
 int
@@ -405,11 +410,11 @@ opa_vnic_ctrl_vport_add(struct opa_vnic_vport *vp)
 static void
 hfi_link_cb(struct hfi_dev *dev, enum hfi_link_state state, void *arg)
 {
-	struct opa_vnic_hfi *hfi = arg;
+	struct opa_vnic_ctrl *c = arg;
 
 	RTE_SET_USED(dev);
-	OPA_VNIC_LOG(INFO, "%s: link %s", hfi->name, state == HFI_LINK_UP ? "up" : "down");
-	__atomic_store_n(&hfi->link_up, state == HFI_LINK_UP, __ATOMIC_RELEASE);
+	OPA_VNIC_LOG(INFO, "%s: link %s", c->hfi->name, state == HFI_LINK_UP ? "up" : "down");
+	__atomic_store_n(&c->phys_up, state == HFI_LINK_UP, __ATOMIC_RELEASE);
 }
 
 /*
@@ -461,6 +466,14 @@ ctrl_serve_vema(struct opa_vnic_ctrl *c)
 	pthread_mutex_unlock(&c->stats_lock);
 }
 
+static int
+ctrl_recv_ignored(struct opa_vnic_ctrl *c, struct hfi_mad_addr *from, void *mad, size_t *len)
+{
+	if (c->mgmt != NULL)
+		return hfi_mgmt_recv(opa_vnic_mgmt_gsi(c->mgmt), from, mad, len);
+	return hfi_mad_recv(c->hfi->dev, from, mad, len, 0);
+}
+
 static void
 ctrl_drain_mads(struct opa_vnic_ctrl *c)
 {
@@ -469,11 +482,38 @@ ctrl_drain_mads(struct opa_vnic_ctrl *c)
 	size_t len;
 
 	/* em=off: nobody answers the EM; MADs are read so they do not pile up. */
-	while (hfi_mad_recv(c->hfi->dev, &from, mad, &len, 0) == 0) {
+	while (ctrl_recv_ignored(c, &from, mad, &len) == 0) {
 		pthread_mutex_lock(&c->stats_lock);
 		c->mads_ignored++;
 		pthread_mutex_unlock(&c->stats_lock);
 	}
+}
+
+/*
+ * Whether the port carries data: its physical link, and with mgmt=chip its
+ * logical state (Active: data flows between Active ports only). The SMA
+ * hears of link changes and answers the SMPs waiting.
+ */
+static bool
+ctrl_port_up(struct opa_vnic_ctrl *c)
+{
+	bool phys = __atomic_load_n(&c->phys_up, __ATOMIC_ACQUIRE);
+	struct opa_vnic_mgmt_stats st;
+	bool active;
+
+	if (c->mgmt == NULL)
+		return phys;
+	if (phys != c->sma_phys_up) {
+		opa_vnic_mgmt_link(c->mgmt, phys);
+		c->sma_phys_up = phys;
+	}
+	opa_vnic_mgmt_serve_smi(c->mgmt);
+	active = opa_vnic_mgmt_port_active(c->mgmt);
+	opa_vnic_mgmt_stats(c->mgmt, &st);
+	pthread_mutex_lock(&c->stats_lock);
+	c->mgmt_stats = st;
+	pthread_mutex_unlock(&c->stats_lock);
+	return phys && active;
 }
 
 static void *
@@ -507,17 +547,20 @@ ctrl_main(void *arg)
 		if (read(c->wake_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 			break;
 		hfi_dev_process_events(hfi->dev);
+		now = ctrl_port_up(c);
+		__atomic_store_n(&hfi->link_up, now, __ATOMIC_RELEASE);
 		if (c->agent != NULL)
 			ctrl_serve_vema(c);
 		else
 			ctrl_drain_mads(c);
-		now = __atomic_load_n(&hfi->link_up, __ATOMIC_ACQUIRE);
 		ctrl_refresh(hfi, now != link);
 		link = now;
 	}
 	/* The last port's close is still queued: its trap goes out before the agent does. */
 	if (c->agent != NULL)
 		vema_agent_process_events(c->agent);
+	if (c->agent != NULL && c->mgmt != NULL)
+		opa_vnic_mgmt_vema(c->mgmt, false);
 	return NULL;
 }
 
@@ -550,6 +593,11 @@ ctrl_transport_open(struct opa_vnic_ctrl *c, char *err, size_t errlen)
 {
 	struct opa_vnic_hfi *hfi = c->hfi;
 
+	if (c->mgmt != NULL) {
+		opa_vnic_mad_transport_init_gsi(&c->mt, hfi->dev, opa_vnic_mgmt_gsi(c->mgmt));
+		c->transport = c->mt.t;
+		return 0;
+	}
 	if (hfi_dev_is_sw(hfi->dev)) {
 		opa_vnic_mad_transport_init(&c->mt, hfi->dev);
 		c->transport = c->mt.t;
@@ -582,6 +630,7 @@ static void
 ctrl_free(struct opa_vnic_ctrl *c)
 {
 	vema_agent_destroy(c->agent);
+	opa_vnic_mgmt_close(c->mgmt);
 	if (c->umad && c->transport.ops->close != NULL)
 		c->transport.ops->close(c->transport.priv);
 	if (c->wake_fd >= 0)
@@ -641,12 +690,23 @@ opa_vnic_ctrl_start(struct opa_vnic_hfi *hfi, char *err, size_t errlen)
 		snprintf(err, errlen, "hfi=%s: eventfd: %s", hfi->name, strerror(errno));
 		goto fail;
 	}
+	c->phys_up = hfi_dev_link_state(hfi->dev) == HFI_LINK_UP;
+	c->sma_phys_up = c->phys_up;
+	if (hfi->open_args.mgmt == OPA_VNIC_MGMT_CHIP) {
+		rc = opa_vnic_mgmt_open(hfi, &c->mgmt, err, errlen);
+		if (rc < 0)
+			goto fail;
+	}
+	hfi->link_up = c->phys_up && (c->mgmt == NULL || opa_vnic_mgmt_port_active(c->mgmt));
 	if (hfi->open_args.em != OPA_VNIC_EM_OFF) {
 		rc = ctrl_agent_create(c, err, errlen);
 		if (rc < 0)
 			goto fail;
+		/* opa_vnic's vema set IsEthOnFabricSupported when it started (ib_modify_port). */
+		if (c->mgmt != NULL)
+			opa_vnic_mgmt_vema(c->mgmt, true);
 	}
-	rc = hfi_dev_link_cb_register(hfi->dev, hfi_link_cb, hfi);
+	rc = hfi_dev_link_cb_register(hfi->dev, hfi_link_cb, c);
 	if (rc != 0) {
 		snprintf(err, errlen, "hfi=%s: %s", hfi->name, hfi_last_error());
 		goto fail;
@@ -657,7 +717,7 @@ opa_vnic_ctrl_start(struct opa_vnic_hfi *hfi, char *err, size_t errlen)
 	if (rc != 0) {
 		snprintf(err, errlen, "hfi=%s: cannot start the control thread: %s", hfi->name,
 			 strerror(-rc));
-		hfi_dev_link_cb_unregister(hfi->dev, hfi_link_cb, hfi);
+		hfi_dev_link_cb_unregister(hfi->dev, hfi_link_cb, c);
 		hfi->ctrl = NULL;
 		goto fail;
 	}
@@ -677,7 +737,7 @@ opa_vnic_ctrl_stop(struct opa_vnic_hfi *hfi)
 	__atomic_store_n(&c->stop, true, __ATOMIC_RELEASE);
 	opa_vnic_hfi_wake(hfi);
 	pthread_join(c->tid, NULL);
-	hfi_dev_link_cb_unregister(hfi->dev, hfi_link_cb, hfi);
+	hfi_dev_link_cb_unregister(hfi->dev, hfi_link_cb, c);
 	hfi->ctrl = NULL;
 	ctrl_free(c);
 }
@@ -692,5 +752,7 @@ opa_vnic_ctrl_stats(struct opa_vnic_hfi *hfi, struct opa_vnic_ctrl_stats *st)
 	pthread_mutex_lock(&c->stats_lock);
 	st->vema = c->stats;
 	st->mads_ignored = c->mads_ignored;
+	st->mgmt = c->mgmt != NULL;
+	st->sma = c->mgmt_stats;
 	pthread_mutex_unlock(&c->stats_lock);
 }

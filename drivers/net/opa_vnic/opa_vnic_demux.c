@@ -555,7 +555,10 @@ opa_vnic_shared_release(struct opa_vnic_hfi *hfi)
 	while (__atomic_exchange_n(&sh->busy, 1, __ATOMIC_ACQUIRE) != 0)
 		rte_pause();
 	__atomic_store_n(&sh->busy, 0, __ATOMIC_RELEASE);
-	hfi_rcv_port_ctrl(hfi->dev, 0, RCV_CTRL_RCV_PORT_ENABLE | RCV_CTRL_RCV_BYPASS_ENABLE);
+	/* With mgmt=chip the port keeps receiving for the SMI and GSI contexts. */
+	hfi_rcv_port_ctrl(hfi->dev, 0, RCV_CTRL_RCV_BYPASS_ENABLE |
+			  (hfi->open_args.mgmt == OPA_VNIC_MGMT_CHIP ? 0 :
+			   RCV_CTRL_RCV_PORT_ENABLE));
 	sh->ovfl += opa_vnic_ctxt_overflows(hfi->dev, sh->ctxt) - sh->ovfl_start;
 	opa_vnic_egr_stop(&sh->egr);
 	opa_vnic_chunks_put(sh->ck);

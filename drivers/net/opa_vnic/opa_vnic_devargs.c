@@ -302,6 +302,19 @@ key_bypass_egr(const char *key, const char *val, struct opa_vnic_devargs *da, ch
 }
 
 static int
+key_mgmt(const char *key, const char *val, struct opa_vnic_devargs *da, char *err,
+	 size_t errlen)
+{
+	static const char *const w[] = { "chip", "umad" };
+	unsigned int i;
+
+	if (parse_choice(val, w, 2, &i) != 0)
+		return RANGE_ERR(key, val, "chip or umad");
+	da->mgmt = i == 0 ? OPA_VNIC_MGMT_CHIP : OPA_VNIC_MGMT_UMAD;
+	return 0;
+}
+
+static int
 key_state(const char *key, const char *val, struct opa_vnic_devargs *da, char *err,
 	  size_t errlen)
 {
@@ -327,6 +340,7 @@ static const struct key_def keys[] = {
 	{ "rx_copy_max", "<0..10258>", key_rx_copy_max, 0 },
 	{ "rx_chunk_size", "<4096..262144, a power of two>", key_rx_chunk_size, 0 },
 	{ "bypass_egr", "whole|split", key_bypass_egr, OPA_VNIC_DA_BYPASS_EGR },
+	{ "mgmt", "chip|umad", key_mgmt, OPA_VNIC_DA_MGMT },
 	{ "vesw_id", "<1..4095>", key_vesw_id, OPA_VNIC_DA_VESW_ID },
 	{ "fabric_id", "<0..1023>", key_fabric_id, OPA_VNIC_DA_FABRIC_ID },
 	{ "pkey", "<P_Key>", key_pkey, OPA_VNIC_DA_PKEY },

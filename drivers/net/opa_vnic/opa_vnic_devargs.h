@@ -10,6 +10,7 @@
  *   hfi=<swN|PCI address>,vport=<0..254>[,fabric=...][,icrc=hw|sw]
  *   [,engine=inline|thread][,em=on|off|external][,em_config=FILE][,lid=..]
  *   [,capture=FILE][,rx_copy_max=N][,rx_chunk_size=N][,bypass_egr=whole|split]
+ *   [,mgmt=chip|umad]
  *   [static configuration keys (em=off only)]
  * Pure: rte_kvargs only, no EAL. Errors are written as text naming the key
  * and the accepted values; the caller logs them.
@@ -69,6 +70,7 @@ enum opa_vnic_devarg_bit {
 	OPA_VNIC_DA_EM = 1u << 17,
 	OPA_VNIC_DA_EM_CONFIG = 1u << 18,
 	OPA_VNIC_DA_BYPASS_EGR = 1u << 19,
+	OPA_VNIC_DA_MGMT = 1u << 20,
 };
 
 /* The static configuration keys (meaningful with em=off). */
@@ -102,6 +104,13 @@ enum opa_vnic_bypass_egr {
 	OPA_VNIC_BYPASS_EGR_SPLIT,	/* after the header bytes kept in the header queue */
 };
 
+/* Who answers the fabric's management on the HFI's port. */
+enum opa_vnic_mgmt_mode {
+	OPA_VNIC_MGMT_CHIP = 0,	/* this PMD: SMA and VEMA on the chip's VL15 and GSI contexts */
+	OPA_VNIC_MGMT_UMAD,	/* a kernel IB stack (libibumad; on a software HFI, the
+				 * fabric's MAD channel stands for it): VEMA through it */
+};
+
 struct opa_vnic_devargs {
 	char hfi[OPA_VNIC_HFI_NAME_LEN];	/* required */
 	uint8_t vport;				/* required, 0..254 */
@@ -115,6 +124,7 @@ struct opa_vnic_devargs {
 	uint32_t rx_copy_max;			/* longest frame copied, in bytes */
 	uint32_t rx_chunk_size;			/* eager chunk bytes: a power of two */
 	enum opa_vnic_bypass_egr bypass_egr;
+	enum opa_vnic_mgmt_mode mgmt;
 	uint32_t given;				/* OPA_VNIC_DA_* */
 	/* static configuration, valid where the matching bit of 'given' is set */
 	uint16_t vesw_id;

@@ -522,6 +522,17 @@ opa_vnic_priv_dump(struct rte_eth_dev *dev, FILE *f)
 			cs.vema.traps_no_lid, cs.vema.events);
 	else
 		fprintf(f, "  em=off: %" PRIu64 " MADs ignored\n", cs.mads_ignored);
+	if (cs.mgmt)
+		fprintf(f, "  SMA: port state %u, LID 0x%x, %" PRIu64 " SMPs, %" PRIu64
+			" answers, %" PRIu64 " M_Key drops, %" PRIu64 " traps sent; SMI %" PRIu64
+			"/%" PRIu64 " rx/tx (%" PRIu64 " bad); GSI %" PRIu64 "/%" PRIu64
+			" rx/tx (%" PRIu64 " bad); %" PRIu64 " SMP send errors\n",
+			cs.sma.port_state, cs.sma.lid, cs.sma.sma.rx, cs.sma.sma.replies,
+			cs.sma.sma.mkey_drop, cs.sma.sma.traps_sent, cs.sma.smi.rx, cs.sma.smi.tx,
+			cs.sma.smi.rx_bad, cs.sma.gsi.rx, cs.sma.gsi.tx, cs.sma.gsi.rx_bad,
+			cs.sma.smp_send_errors);
+	else
+		fprintf(f, "  management: a kernel IB stack (mgmt=umad)\n");
 	opa_vnic_counters_raw(vp, &k);
 	pthread_mutex_unlock(&hfi->lock);
 	fprintf(f, "  kernel counters: rx_packets %" PRIu64 " tx_packets %" PRIu64
@@ -743,7 +754,8 @@ RTE_INIT(opa_vnic_init)
 RTE_PMD_REGISTER_PARAM_STRING(net_opa_vnic,
 	"hfi=<swN|PCI address> vport=<0..254> fabric=<name|shm:NAME> icrc=hw|sw "
 	"engine=inline|thread em=on|off|external em_config=<EM configuration file> "
-	"lid=<1..0xefffff> capture=<pcapng file> "
+	"lid=<1..0xefffff> capture=<pcapng file> rx_copy_max=<0..10258> "
+	"rx_chunk_size=<4096..262144> bypass_egr=whole|split mgmt=chip|umad "
 	"vesw_id=<1..4095> fabric_id=<0..1023> pkey=<P_Key> base_mac=<MAC> mcast_dlid=<LID> "
 	"ucast_dlid=[<LID>,...] def_port_mask=<0..0xffff> sc=<0..31> vl=<0..15> "
 	"rc=<0..0x07777777> eth_mtu=<68..10240> state=forwarding|drop_all vl_from_pcp=0|1");

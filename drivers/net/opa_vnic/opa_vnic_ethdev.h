@@ -42,6 +42,7 @@
 #include "hfi_sdma.h"
 #include "opa_vnic_config.h"
 #include "opa_vnic_devargs.h"
+#include "opa_vnic_mgmt.h"
 #include "opa_vnic_egr.h"
 #include "opa_vnic_encap.h"
 #include "vema_agent.h"
@@ -388,6 +389,8 @@ struct opa_vnic_ctrl_stats {
 	bool agent;				/* a VEMA agent runs (em=on|external) */
 	struct vema_agent_stats vema;
 	uint64_t mads_ignored;			/* MADs received with em=off */
+	bool mgmt;				/* mgmt=chip: the PMD's SMA and GSI path */
+	struct opa_vnic_mgmt_stats sma;
 };
 
 void opa_vnic_ctrl_stats(struct opa_vnic_hfi *hfi, struct opa_vnic_ctrl_stats *st);

@@ -338,6 +338,11 @@ check_hfi_args(const struct opa_vnic_hfi *hfi, const struct opa_vnic_devargs *da
 		snprintf(err, errlen, "bypass_egr=%s conflicts with bypass_egr=%s of hfi=%s "
 			 "(opened by %s)", da->bypass_egr ? "split" : "whole",
 			 o->bypass_egr ? "split" : "whole", hfi->name, hfi->opened_by);
+	else if ((da->given & OPA_VNIC_DA_MGMT) && da->mgmt != o->mgmt)
+		snprintf(err, errlen, "mgmt=%s conflicts with mgmt=%s of hfi=%s (opened by %s)",
+			 da->mgmt == OPA_VNIC_MGMT_UMAD ? "umad" : "chip",
+			 o->mgmt == OPA_VNIC_MGMT_UMAD ? "umad" : "chip", hfi->name,
+			 hfi->opened_by);
 	else if (da->em != o->em)
 		/* One agent per HFI port serves all of its vports, or none does. */
 		snprintf(err, errlen, "em=%s conflicts with em=%s of hfi=%s (opened by %s)",

@@ -20,7 +20,8 @@ mt_send(void *priv, const struct vema_mad_addr *to, const void *mad, size_t len)
 		.sl = to->sl,
 	};
 
-	return hfi_mad_send(mt->dev, &a, mad, len);
+	return mt->gsi != NULL ? hfi_mgmt_send(mt->gsi, &a, mad, len) :
+				 hfi_mad_send(mt->dev, &a, mad, len);
 }
 
 static int
@@ -32,8 +33,11 @@ mt_recv(void *priv, struct vema_mad_addr *from, void *buf, size_t *len)
 	size_t got;
 	int rc;
 
-	/* hfi_mad_recv() writes up to a whole MAD: a smaller buffer gets a cut copy. */
-	rc = hfi_mad_recv(mt->dev, &a, *len >= HFI_MAD_SIZE ? buf : bounce, &got, 0);
+	/* Both write up to a whole MAD: a smaller buffer gets a cut copy. */
+	if (mt->gsi != NULL)
+		rc = hfi_mgmt_recv(mt->gsi, &a, *len >= HFI_MAD_SIZE ? buf : bounce, &got);
+	else
+		rc = hfi_mad_recv(mt->dev, &a, *len >= HFI_MAD_SIZE ? buf : bounce, &got, 0);
 	if (rc < 0)
 		return rc;
 	if (*len < HFI_MAD_SIZE) {
@@ -64,8 +68,11 @@ mt_find_pkey(void *priv, uint16_t pkey)
 {
 	struct opa_vnic_mad_transport *mt = priv;
 	uint16_t tbl[HFI_PKEY_TABLE_SIZE];
-	int i, n = hfi_dev_pkey_table(mt->dev, tbl, HFI_PKEY_TABLE_SIZE);
+	int i, n;
 
+	if (mt->gsi != NULL)
+		return hfi_mgmt_find_pkey(mt->gsi, pkey);
+	n = hfi_dev_pkey_table(mt->dev, tbl, HFI_PKEY_TABLE_SIZE);
 	for (i = 0; i < n && i < HFI_PKEY_TABLE_SIZE; i++)
 		if (tbl[i] == pkey)
 			return i;
@@ -82,7 +89,15 @@ static const struct vema_transport_ops mt_ops = {
 void
 opa_vnic_mad_transport_init(struct opa_vnic_mad_transport *mt, struct hfi_dev *dev)
 {
+	opa_vnic_mad_transport_init_gsi(mt, dev, NULL);
+}
+
+void
+opa_vnic_mad_transport_init_gsi(struct opa_vnic_mad_transport *mt, struct hfi_dev *dev,
+				struct hfi_mgmt *gsi)
+{
 	mt->dev = dev;
+	mt->gsi = gsi;
 	mt->t.ops = &mt_ops;
 	mt->t.priv = mt;
 }

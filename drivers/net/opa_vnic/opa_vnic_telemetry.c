@@ -96,6 +96,26 @@ hfi_info_add(struct opa_vnic_hfi *hfi, void *arg)
 	} else {
 		rte_tel_data_add_dict_u64(h, "mads_ignored", cs.mads_ignored);
 	}
+	rte_tel_data_add_dict_string(h, "mgmt", cs.mgmt ? "chip" : "umad");
+	if (cs.mgmt) {
+		rte_tel_data_add_dict_int(h, "port_state", cs.sma.port_state);
+		rte_tel_data_add_dict_u64(h, "sma_lid", cs.sma.lid);
+		rte_tel_data_add_dict_u64(h, "smps", cs.sma.sma.rx);
+		rte_tel_data_add_dict_u64(h, "smp_answers", cs.sma.sma.replies);
+		rte_tel_data_add_dict_u64(h, "gsi_rx", cs.sma.gsi.rx);
+		rte_tel_data_add_dict_u64(h, "gsi_tx", cs.sma.gsi.tx);
+		rte_tel_data_add_dict_u64(h, "mgmt_rx_bad", cs.sma.smi.rx_bad + cs.sma.gsi.rx_bad);
+	}
+	rte_tel_data_add_dict_string(h, "mgmt", cs.mgmt ? "chip" : "umad");
+	if (cs.mgmt) {
+		rte_tel_data_add_dict_int(h, "port_state", cs.sma.port_state);
+		rte_tel_data_add_dict_u64(h, "sma_lid", cs.sma.lid);
+		rte_tel_data_add_dict_u64(h, "smps", cs.sma.sma.rx);
+		rte_tel_data_add_dict_u64(h, "smp_answers", cs.sma.sma.replies);
+		rte_tel_data_add_dict_u64(h, "gsi_rx", cs.sma.gsi.rx);
+		rte_tel_data_add_dict_u64(h, "gsi_tx", cs.sma.gsi.tx);
+		rte_tel_data_add_dict_u64(h, "mgmt_rx_bad", cs.sma.smi.rx_bad + cs.sma.gsi.rx_bad);
+	}
 	ports = hfi_ports(hfi);
 	pthread_mutex_unlock(&hfi->lock);
 	if (ports != NULL && rte_tel_data_add_dict_container(h, "ports", ports, 0) != 0)

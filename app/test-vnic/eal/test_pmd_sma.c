@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 dpdk-opa-vnic authors
+ */
+
+/*
+ * sma: the PMD answers the subnet manager for the HFI it owns (mgmt=chip,
+ * the default). A management port of the test plays the SM with OPA SMPs
+ * on QP0 and reaches the SMA on the PMD's control thread through the HFI's
+ * VL15 context; the answers come back by PIO on VL15.
+ *
+ * On a fabric without a subnet manager the port is configured by the
+ * fabric (its LID and P_Keys) and Active. On a fabric with one
+ * (sm_managed), two ports stay in Init and carry no frame, link down,
+ * until the SM arms and activates them; then their links come up and
+ * frames flow. With mgmt=umad nobody answers SMPs.
+ */
+
+#include <inttypes.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+
+#include "hfi_chip.h"
+#include "hfi_dev.h"
+#include "hfi_fabric.h"
+#include "hfi_mad.h"
+#include "hfi_sma.h"
+#include "hfi_smp.h"
+#include "pmd_test.h"
+
+#define SMP_LR_DATA	HFI_SMP_LR_HDR_SIZE
+/* opa_port_info offsets (hfi_smp.h's layout is checked against the kernel's) */
+#define PI_LID		0
+#define PI_STATES	19		/* PortStates: PortPhysicalState << 4 | PortState */
+#define PI_SM_LID	108
+#define PI_CAP_MASK3	222
+#define NI_NODE_TYPE	2		/* opa_node_info */
+#define NI_NUM_PORTS	3
+#define NI_NODE_GUID	16
+#define NI_DEVICE_ID	34
+#define AM_ONE_PORT	UINT32_C(0x01000000)
+#define AM_START	UINT32_C(0x00000200)
+
+struct sm {
+	struct hfi_dev *dev;
+	uint64_t tid;
+	uint8_t req[HFI_SMP_SIZE];
+	uint8_t resp[HFI_SMP_SIZE];
+};
+
+static uint64_t
+get_be(const uint8_t *p, unsigned int n)
+{
+	uint64_t v = 0;
+
+	while (n-- > 0)
+		v = v << 8 | *p++;
+	return v;
+}
+
+static void
+put_be(uint8_t *p, uint64_t v, unsigned int n)
+{
+	while (n-- > 0) {
+		p[n] = (uint8_t)v;
+		v >>= 8;
+	}
+}
+
+static void
+sm_open(struct sm *s, const char *fabric)
+{
+	struct hfi_dev_params p;
+
+	memset(s, 0, sizeof(*s));
+	hfi_dev_params_init(&p);
+	p.role = HFI_ROLE_MGMT;
+	p.fabric = fabric;
+	if (hfi_dev_open(fabric != NULL ? "sw-test-sm2" : "sw-test-sm", &p, &s->dev) != 0)
+		fail_msg("SM port: %s", hfi_last_error());
+	s->tid = 0x5e00000000000000ull;
+}
+
+/* A LID-routed OPA SMP to lid; the answer's status, or -1 when none came. */
+static int
+sm_smp(struct sm *s, uint32_t lid, uint8_t method, uint16_t attr, uint32_t am,
+       unsigned int wait_ms)
+{
+	struct hfi_mad_addr to = { .lid = lid, .qpn = HFI_QP0 }, from;
+	uint64_t tid = ++s->tid;
+	size_t len;
+
+	s->req[0] = HFI_SMP_BASE_VERSION_OPA;
+	s->req[1] = HFI_SMP_CLASS_LR;
+	s->req[2] = HFI_SMP_CLASS_VERSION_OPA;
+	s->req[3] = method;
+	put_be(s->req + 4, 0, 2);
+	put_be(s->req + 8, tid, 8);
+	put_be(s->req + 16, attr, 2);
+	put_be(s->req + 20, am, 4);
+	put_be(s->req + 24, 0, 8);		/* M_Key */
+	if (hfi_mad_send(s->dev, &to, s->req, HFI_SMP_SIZE) != 0)
+		fail_msg("SMP to LID 0x%x: %s", lid, hfi_last_error());
+	do {
+		if (hfi_mad_recv(s->dev, &from, s->resp, &len, (int)wait_ms) != 0)
+			return -1;
+	} while (hfi_mad_tid(s->resp) != tid);
+	assert_int_equal(s->resp[3], HFI_SMP_METHOD_GET_RESP);
+	assert_int_equal(from.qpn, HFI_QP0);
+	assert_int_equal(from.lid, lid);
+	return (int)get_be(s->resp + 4, 2);
+}
+
+static const uint8_t *
+sm_get(struct sm *s, uint32_t lid, uint16_t attr, uint32_t am)
+{
+	memset(s->req, 0, sizeof(s->req));
+	assert_int_equal(sm_smp(s, lid, HFI_SMP_METHOD_GET, attr, am, PT_WAIT_MS), 0);
+	return s->resp + SMP_LR_DATA;
+}
+
+/* What an SM does to move a port: Get PortInfo with START, Set it back with the new state. */
+static void
+sm_set_state(struct sm *s, uint32_t lid, uint8_t port_state)
+{
+	const uint8_t *pi = sm_get(s, lid, HFI_SMP_ATTR_PORT_INFO, AM_ONE_PORT | AM_START);
+
+	memset(s->req, 0, sizeof(s->req));
+	memcpy(s->req + SMP_LR_DATA, pi, HFI_SMP_PORT_INFO_SIZE);
+	s->req[SMP_LR_DATA + PI_STATES] = port_state;	/* physical state: no change */
+	put_be(s->req + SMP_LR_DATA + PI_SM_LID, hfi_dev_lid(s->dev), 4);
+	assert_int_equal(sm_smp(s, lid, HFI_SMP_METHOD_SET, HFI_SMP_ATTR_PORT_INFO, AM_ONE_PORT,
+				PT_WAIT_MS), 0);
+	assert_int_equal(s->resp[SMP_LR_DATA + PI_STATES] & 0x0f, port_state);
+}
+
+struct port {
+	uint16_t id;
+	struct pt_lsc_log lsc;
+	unsigned int seen;
+};
+
+static void
+port_probe(struct port *p, const char *args)
+{
+	memset(p, 0, sizeof(*p));
+	if (pt_probe(args, &p->id) != 0)
+		fail_msg("probe %s failed", args);
+	assert_int_equal(rte_eth_dev_callback_register(p->id, RTE_ETH_EVENT_INTR_LSC, pt_lsc_cb,
+						       &p->lsc), 0);
+	assert_int_equal(pt_port_setup(p->id, 1, 1, pt_mp, 0), 0);
+}
+
+static void
+port_remove(struct port *p)
+{
+	assert_int_equal(rte_eth_dev_callback_unregister(p->id, RTE_ETH_EVENT_INTR_LSC,
+							 pt_lsc_cb, &p->lsc), 0);
+	pt_port_remove(p->id);
+}
+
+static int
+link_status(uint16_t port)
+{
+	struct rte_eth_link link;
+
+	assert_int_equal(rte_eth_link_get_nowait(port, &link), 0);
+	return link.link_status;
+}
+
+/* n frames from src to dst's MAC; how many dst received. */
+static unsigned int
+send_to(uint16_t src, uint16_t dst, unsigned int n, unsigned int timeout_ms)
+{
+	struct rte_ether_addr mac = pt_mac(dst);
+	struct rte_mbuf *m[16];
+	unsigned int i;
+
+	assert_true(n <= RTE_DIM(m));
+	for (i = 0; i < n; i++)
+		m[i] = pt_frame(pt_mp, &mac, src, PT_UCAST, i, (uint16_t)i, 100);
+	pt_tx(src, 0, m, n);
+	return pt_rx(&dst, 1, NULL, NULL, n, timeout_ms);
+}
+
+/* A fabric without an SM: the SMA reports what the fabric configured. */
+static void
+sma_no_sm(void)
+{
+	uint16_t pkeys[HFI_PKEY_TABLE_SIZE];
+	struct hfi_dev *dev;
+	const uint8_t *d;
+	struct port a;
+	struct sm s;
+
+	port_probe(&a, "net_opa_vnic0,hfi=sw0,lid=0x21,vport=0,em=external");
+	assert_int_equal(hfi_dev_open("sw0", NULL, &dev), 0);
+	sm_open(&s, NULL);
+
+	d = sm_get(&s, 0x21, HFI_SMP_ATTR_NODE_INFO, 0);
+	assert_int_equal(d[NI_NODE_TYPE], 1);		/* a channel adapter */
+	assert_int_equal(d[NI_NUM_PORTS], 1);
+	assert_int_equal(get_be(d + NI_NODE_GUID, 8), dev->chip->guid);
+	assert_int_equal(get_be(d + NI_DEVICE_ID, 2), 0x24f0);
+
+	d = sm_get(&s, 0x21, HFI_SMP_ATTR_PORT_INFO, AM_ONE_PORT);
+	assert_int_equal(get_be(d + PI_LID, 4), 0x21);
+	assert_int_equal(d[PI_STATES] & 0x0f, HFI_SMP_PORT_ACTIVE);
+	assert_int_equal(d[PI_STATES] >> 4, HFI_SMP_PHYS_LINKUP);
+	/* A VEMA agent runs on the port (em=external): IsEthOnFabricSupported. */
+	assert_int_equal(get_be(d + PI_CAP_MASK3, 2) & HFI_SMA_CAP3_IS_ETH_ON_FABRIC_SUPPORTED,
+			 HFI_SMA_CAP3_IS_ETH_ON_FABRIC_SUPPORTED);
+
+	/* The partitions are the fabric's. */
+	assert_true(hfi_dev_pkey_table(dev, pkeys, HFI_PKEY_TABLE_SIZE) >= 1);
+	d = sm_get(&s, 0x21, HFI_SMP_ATTR_PKEY_TABLE, AM_ONE_PORT);
+	assert_int_equal(get_be(d, 2), pkeys[0]);
+
+	/* An attribute the SMA does not have: its status, still answered by the PMD. */
+	memset(s.req, 0, sizeof(s.req));
+	assert_int_equal(sm_smp(&s, 0x21, HFI_SMP_METHOD_GET, 0x00ff, 0, PT_WAIT_MS),
+			 HFI_SMP_STATUS_UNSUP_METH_ATTR);
+
+	hfi_dev_close(s.dev);
+	hfi_dev_close(dev);
+	port_remove(&a);
+}
+
+/* With mgmt=umad a kernel stack would answer: the PMD does not. */
+static void
+sma_umad(void)
+{
+	struct port a;
+	struct sm s;
+
+	port_probe(&a, "net_opa_vnic3,hfi=sw3,lid=0x23,vport=0,em=off,mgmt=umad");
+	sm_open(&s, NULL);
+	memset(s.req, 0, sizeof(s.req));
+	assert_int_equal(sm_smp(&s, 0x23, HFI_SMP_METHOD_GET, HFI_SMP_ATTR_NODE_INFO, 0, 500), -1);
+	hfi_dev_close(s.dev);
+	port_remove(&a);
+}
+
+/* A fabric with an SM: Init until the SM activates the ports. */
+static void
+sma_managed(void)
+{
+	struct hfi_fabric_config cfg;
+	struct hfi_fabric *fab;
+	struct port a, b;
+	struct sm s;
+
+	hfi_fabric_config_init(&cfg, false);
+	cfg.sm_managed = true;
+	assert_int_equal(hfi_fabric_create("sma-managed", &cfg, &fab), 0);
+	port_probe(&a, "net_opa_vnic1,hfi=sw1,lid=0x31,vport=0,fabric=sma-managed,em=off");
+	port_probe(&b, "net_opa_vnic2,hfi=sw2,lid=0x32,vport=0,fabric=sma-managed,em=off");
+	sm_open(&s, "sma-managed");
+
+	/* Init: the links are down; what is sent is dropped by the port (drop state). */
+	rte_delay_us_sleep(300 * 1000);
+	assert_int_equal(link_status(a.id), RTE_ETH_LINK_DOWN);
+	assert_int_equal(link_status(b.id), RTE_ETH_LINK_DOWN);
+	assert_int_equal(sm_get(&s, 0x31, HFI_SMP_ATTR_PORT_INFO, AM_ONE_PORT)[PI_STATES] & 0x0f,
+			 HFI_SMP_PORT_INIT);
+	assert_int_equal(send_to(a.id, b.id, 4, 300), 0);
+	assert_int_equal(pt_xstat(a.id, "tx_drop_state_dropped"), 4);
+
+	/* The SM: Armed, then Active. */
+	sm_set_state(&s, 0x31, HFI_SMP_PORT_ARMED);
+	sm_set_state(&s, 0x32, HFI_SMP_PORT_ARMED);
+	assert_int_equal(link_status(a.id), RTE_ETH_LINK_DOWN);
+	sm_set_state(&s, 0x31, HFI_SMP_PORT_ACTIVE);
+	sm_set_state(&s, 0x32, HFI_SMP_PORT_ACTIVE);
+	pt_wait_lsc(&a.lsc, &a.seen, RTE_ETH_LINK_UP, PT_WAIT_MS);
+	pt_wait_lsc(&b.lsc, &b.seen, RTE_ETH_LINK_UP, PT_WAIT_MS);
+	assert_int_equal(send_to(a.id, b.id, 4, PT_WAIT_MS), 4);
+	assert_int_equal(send_to(b.id, a.id, 4, PT_WAIT_MS), 4);
+	assert_int_equal(sm_get(&s, 0x32, HFI_SMP_ATTR_PORT_INFO, AM_ONE_PORT)[PI_STATES] & 0x0f,
+			 HFI_SMP_PORT_ACTIVE);
+
+	hfi_dev_close(s.dev);
+	port_remove(&a);
+	port_remove(&b);
+	hfi_fabric_close(fab);
+	pt_assert_pool_full(pt_mp);
+}
+
+void
+pt_test_sma(void **state)
+{
+	RTE_SET_USED(state);
+	sma_no_sm();
+	sma_umad();
+	sma_managed();
+}
