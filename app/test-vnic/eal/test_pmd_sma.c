@@ -6,7 +6,8 @@
  * sma: the PMD answers the subnet manager for the HFI it owns (mgmt=chip,
  * the default). A management port of the test plays the SM with OPA SMPs
  * on QP0 and reaches the SMA on the PMD's control thread through the HFI's
- * VL15 context; the answers come back by PIO on VL15.
+ * VL15 context, LID-routed and directed route; the answers come back by
+ * PIO on VL15.
  *
  * On a fabric without a subnet manager the port is configured by the
  * fabric (its LID and P_Keys) and Active. On a fabric with one
@@ -16,6 +17,7 @@
  */
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -30,6 +32,9 @@
 #include "pmd_test.h"
 
 #define SMP_LR_DATA	HFI_SMP_LR_HDR_SIZE
+#define SMP_DR_SLID	32		/* opa_smp route.dr */
+#define SMP_DR_DLID	36
+#define SMP_DR_DATA	176
 /* opa_port_info offsets (hfi_smp.h's layout is checked against the kernel's) */
 #define PI_LID		0
 #define PI_STATES	19		/* PortStates: PortPhysicalState << 4 | PortState */
@@ -82,17 +87,27 @@ sm_open(struct sm *s, const char *fabric)
 	s->tid = 0x5e00000000000000ull;
 }
 
-/* A LID-routed OPA SMP to lid; the answer's status, or -1 when none came. */
+/*
+ * An OPA SMP to lid, LID-routed, or directed route (dr) of hop count 0 with
+ * permissive DrSLID and DrDLID (an end node answers no DR SMP whose path
+ * starts LID-routed: smi.c C14-13:3); the answer's status, or -1 when none came.
+ */
 static int
-sm_smp(struct sm *s, uint32_t lid, uint8_t method, uint16_t attr, uint32_t am,
-       unsigned int wait_ms)
+sm_smp_route(struct sm *s, uint32_t lid, bool dr, uint8_t method, uint16_t attr, uint32_t am,
+	     unsigned int wait_ms)
 {
 	struct hfi_mad_addr to = { .lid = lid, .qpn = HFI_QP0 }, from;
 	uint64_t tid = ++s->tid;
 	size_t len;
 
+	if (dr) {
+		s->req[6] = 0;				/* hop pointer */
+		s->req[7] = 0;				/* hop count */
+		put_be(s->req + SMP_DR_SLID, UINT32_C(0xffffffff), 4);
+		put_be(s->req + SMP_DR_DLID, UINT32_C(0xffffffff), 4);	/* permissive */
+	}
 	s->req[0] = HFI_SMP_BASE_VERSION_OPA;
-	s->req[1] = HFI_SMP_CLASS_LR;
+	s->req[1] = dr ? HFI_SMP_CLASS_DR : HFI_SMP_CLASS_LR;
 	s->req[2] = HFI_SMP_CLASS_VERSION_OPA;
 	s->req[3] = method;
 	put_be(s->req + 4, 0, 2);
@@ -110,6 +125,13 @@ sm_smp(struct sm *s, uint32_t lid, uint8_t method, uint16_t attr, uint32_t am,
 	assert_int_equal(from.qpn, HFI_QP0);
 	assert_int_equal(from.lid, lid);
 	return (int)get_be(s->resp + 4, 2);
+}
+
+static int
+sm_smp(struct sm *s, uint32_t lid, uint8_t method, uint16_t attr, uint32_t am,
+       unsigned int wait_ms)
+{
+	return sm_smp_route(s, lid, false, method, attr, am, wait_ms);
 }
 
 static const uint8_t *
@@ -203,6 +225,12 @@ sma_no_sm(void)
 	assert_int_equal(d[NI_NUM_PORTS], 1);
 	assert_int_equal(get_be(d + NI_NODE_GUID, 8), dev->chip->guid);
 	assert_int_equal(get_be(d + NI_DEVICE_ID, 2), 0x24f0);
+
+	/* Directed route: the answer says so (D bit) and carries the same NodeInfo. */
+	memset(s.req, 0, sizeof(s.req));
+	assert_int_equal(sm_smp_route(&s, 0x21, true, HFI_SMP_METHOD_GET, HFI_SMP_ATTR_NODE_INFO,
+				      0, PT_WAIT_MS), HFI_SMP_STATUS_DIRECTION);
+	assert_int_equal(get_be(s.resp + SMP_DR_DATA + NI_NODE_GUID, 8), dev->chip->guid);
 
 	d = sm_get(&s, 0x21, HFI_SMP_ATTR_PORT_INFO, AM_ONE_PORT);
 	assert_int_equal(get_be(d + PI_LID, 4), 0x21);
