@@ -788,6 +788,8 @@ pt_test_probe_errors(void **state)
 		  "lid=0x9 conflicts with LID 0x5 of hfi=sw0" },
 		{ "net_opa_vnic1,hfi=sw0,vport=2,vesw_id=2,bypass_egr=split,em=off",
 		  "bypass_egr=split conflicts with bypass_egr=whole of hfi=sw0" },
+		{ "net_opa_vnic1,hfi=sw0,vport=2,vesw_id=2,mgmt=umad,em=off",
+		  "mgmt=umad conflicts with mgmt=chip of hfi=sw0" },
 		{ "net_opa_vnic1,hfi=sw0,vport=2,vesw_id=2,rx_chunk_size=3000,em=off",
 		  "rx_chunk_size=3000: expected a power of two from 4096 to 262144" },
 		{ "net_opa_vnic1,hfi=sw3,vport=0,em_config=/nonexistent/em.conf",

@@ -126,6 +126,10 @@ test_all_keys(void **state)
 	assert_int_equal(da.rx_copy_max, 10258);
 	assert_int_equal(da.rx_chunk_size, 4096);
 	assert_int_equal(da.bypass_egr, OPA_VNIC_BYPASS_EGR_WHOLE);
+	assert_int_equal(da.mgmt, OPA_VNIC_MGMT_CHIP);
+	assert_int_equal(parse("hfi=sw0,vport=1,mgmt=umad"), 0);
+	assert_int_equal(da.mgmt, OPA_VNIC_MGMT_UMAD);
+	assert_int_equal(da.given, OPA_VNIC_DA_MGMT);
 }
 
 static void
@@ -226,6 +230,7 @@ test_ranges(void **state)
 		{ "rx_chunk_size=524288", "rx_chunk_size=524288: expected a power of two" },
 		{ "rx_chunk_size=12288", "rx_chunk_size=12288: expected a power of two" },
 		{ "bypass_egr=after", "bypass_egr=after: expected whole or split" },
+		{ "mgmt=kernel", "mgmt=kernel: expected chip or umad" },
 	};
 	char args[192];
 	unsigned int i;
