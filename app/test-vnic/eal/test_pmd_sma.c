@@ -18,6 +18,8 @@
 
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -30,6 +32,7 @@
 #include "hfi_sma.h"
 #include "hfi_smp.h"
 #include "pmd_test.h"
+#include "vema_mad.h"
 
 #define SMP_LR_DATA	HFI_SMP_LR_HDR_SIZE
 #define SMP_DR_SLID	32		/* opa_smp route.dr */
@@ -206,6 +209,49 @@ send_to(uint16_t src, uint16_t dst, unsigned int n, unsigned int timeout_ms)
 	return pt_rx(&dst, 1, NULL, NULL, n, timeout_ms);
 }
 
+/*
+ * The port's management counters, as its private dump prints them: the
+ * control thread updates them once it has served what came (waited for).
+ */
+static void
+dump_has(uint16_t port, const char *what)
+{
+	unsigned int waited;
+	char *text = NULL;
+
+	for (waited = 0; ; waited += 10) {
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+
+		assert_non_null(f);
+		assert_int_equal(rte_eth_dev_priv_dump(port, f), 0);
+		fclose(f);
+		if (strstr(text, what) != NULL)
+			break;
+		if (waited >= PT_WAIT_MS)
+			fail_msg("'%s' not in the dump:\n%s", what, text);
+		free(text);
+		rte_delay_us_sleep(10 * 1000);
+	}
+	free(text);
+}
+
+/* A VEMA request from the management port: its agent answers over the chip's GSI path. */
+static void
+vema_class_port_info(struct sm *s, uint32_t lid)
+{
+	struct hfi_mad_addr to = { .lid = lid, .qpn = HFI_QP1, .qkey = HFI_GSI_QKEY }, from;
+	size_t len;
+
+	memset(s->req, 0, sizeof(s->req));
+	vema_mad_header(s->req, VEMA_METHOD_GET, ++s->tid, VEMA_ATTR_CLASS_PORT_INFO, 0);
+	assert_int_equal(hfi_mad_send(s->dev, &to, s->req, VEMA_MAD_SIZE), 0);
+	assert_int_equal(hfi_mad_recv(s->dev, &from, s->resp, &len, PT_WAIT_MS), 0);
+	assert_int_equal(hfi_mad_tid(s->resp), s->tid);
+	assert_int_equal(s->resp[VEMA_MAD_OFF_METHOD], VEMA_METHOD_GET_RESP);
+	assert_int_equal(from.qpn, HFI_QP1);
+}
+
 /* A fabric without an SM: the SMA reports what the fabric configured. */
 static void
 sma_no_sm(void)
@@ -249,6 +295,9 @@ sma_no_sm(void)
 	memset(s.req, 0, sizeof(s.req));
 	assert_int_equal(sm_smp(&s, 0x21, HFI_SMP_METHOD_GET, 0x00ff, 0, PT_WAIT_MS),
 			 HFI_SMP_STATUS_UNSUP_METH_ATTR);
+	vema_class_port_info(&s, 0x21);
+	dump_has(a.id, "SMA: port state 4, LID 0x21, 5 SMPs, 5 answers");
+	dump_has(a.id, "GSI 1/1 rx/tx (0 bad)");
 
 	hfi_dev_close(s.dev);
 	hfi_dev_close(dev);

@@ -498,8 +498,6 @@ static bool
 ctrl_port_up(struct opa_vnic_ctrl *c)
 {
 	bool phys = __atomic_load_n(&c->phys_up, __ATOMIC_ACQUIRE);
-	struct opa_vnic_mgmt_stats st;
-	bool active;
 
 	if (c->mgmt == NULL)
 		return phys;
@@ -508,12 +506,21 @@ ctrl_port_up(struct opa_vnic_ctrl *c)
 		c->sma_phys_up = phys;
 	}
 	opa_vnic_mgmt_serve_smi(c->mgmt);
-	active = opa_vnic_mgmt_port_active(c->mgmt);
+	return phys && opa_vnic_mgmt_port_active(c->mgmt);
+}
+
+/* What the dump and telemetry show of the management paths, once they were served. */
+static void
+ctrl_mgmt_snapshot(struct opa_vnic_ctrl *c)
+{
+	struct opa_vnic_mgmt_stats st;
+
+	if (c->mgmt == NULL)
+		return;
 	opa_vnic_mgmt_stats(c->mgmt, &st);
 	pthread_mutex_lock(&c->stats_lock);
 	c->mgmt_stats = st;
 	pthread_mutex_unlock(&c->stats_lock);
-	return phys && active;
 }
 
 static void *
@@ -553,6 +560,7 @@ ctrl_main(void *arg)
 			ctrl_serve_vema(c);
 		else
 			ctrl_drain_mads(c);
+		ctrl_mgmt_snapshot(c);
 		ctrl_refresh(hfi, now != link);
 		link = now;
 	}
