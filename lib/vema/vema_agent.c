@@ -36,9 +36,19 @@ struct vema_event {
 	uint8_t ev;
 };
 
+/* A token bucket of the per-source rate limit. */
+struct vema_src_bucket {
+	bool used;
+	uint32_t lid;
+	uint32_t tokens;
+	uint64_t last_ns;	/* tokens refilled up to here */
+	uint64_t seen_ns;	/* the source's last MAD */
+};
+
 struct vema_agent {
 	struct vema_agent_conf conf;
 	uint32_t *em_lids;
+	struct vema_src_bucket buckets[VEMA_RATE_SOURCES];
 	struct vema_class_port_info cpi;	/* as the EM set it */
 	uint64_t trap_tid;
 	struct vema_vport *vports[VEMA_MAX_VPORTS];
@@ -834,6 +844,51 @@ lid_allowed(const struct vema_agent *a, uint32_t lid)
 	return false;
 }
 
+/*
+ * The per-source token bucket: refilled at src_rate per second up to
+ * src_burst; a MAD takes one token. A source not tracked takes the slot
+ * of the one heard from least recently, with a full bucket.
+ */
+static bool
+rate_allowed(struct vema_agent *a, uint32_t lid)
+{
+	struct vema_src_bucket *b = NULL, *victim = NULL;
+	uint64_t now, add;
+	unsigned int i;
+
+	if (a->conf.src_rate == 0)
+		return true;
+	now = a->conf.clock_ns(a->conf.clock_ctx);
+	for (i = 0; i < VEMA_RATE_SOURCES && b == NULL; i++) {
+		struct vema_src_bucket *c = &a->buckets[i];
+
+		if (c->used && c->lid == lid)
+			b = c;
+		else if (victim == NULL || (victim->used &&
+					    (!c->used || c->seen_ns < victim->seen_ns)))
+			victim = c;
+	}
+	if (b == NULL) {
+		b = victim;
+		b->used = true;
+		b->lid = lid;
+		b->tokens = a->conf.src_burst;
+		b->last_ns = now;
+	}
+	b->seen_ns = now;
+	add = (now - b->last_ns) * a->conf.src_rate / 1000000000ull;
+	if (add > 0) {
+		/* Keep the fraction of a token: advance by the time the added ones took. */
+		b->last_ns += add * 1000000000ull / a->conf.src_rate;
+		b->tokens = add >= a->conf.src_burst - b->tokens ? a->conf.src_burst :
+			    b->tokens + (uint32_t)add;
+	}
+	if (b->tokens == 0)
+		return false;
+	b->tokens--;
+	return true;
+}
+
 static void
 count_status(struct vema_agent *a, uint16_t status)
 {
@@ -860,6 +915,10 @@ handle_mad(struct vema_agent *a, const struct vema_mad_addr *src, const uint8_t 
 	}
 	if (!lid_allowed(a, src->lid)) {
 		a->stats.drop_not_allowed++;
+		return 0;
+	}
+	if (!rate_allowed(a, src->lid)) {
+		a->stats.drop_rate_limited++;
 		return 0;
 	}
 	/* What the kernel MAD layer filters before the agent sees a MAD. */
@@ -1042,7 +1101,8 @@ vema_agent_create(const struct vema_agent_conf *conf, struct vema_agent **agent)
 	ops = conf->ops;
 	if (ops->create == NULL || ops->apply_config == NULL || ops->apply_mac_table == NULL ||
 	    ops->read_counters == NULL || ops->read_macs == NULL ||
-	    (conf->n_em_lids != 0 && conf->em_lids == NULL))
+	    (conf->n_em_lids != 0 && conf->em_lids == NULL) ||
+	    (conf->src_rate != 0 && conf->src_burst == 0))
 		return -EINVAL;
 	if (conf->transport != NULL &&
 	    (conf->transport->ops == NULL || conf->transport->ops->send == NULL ||

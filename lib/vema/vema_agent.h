@@ -213,6 +213,13 @@ struct vema_agent_conf {
 	/* Accept MADs only from these LIDs; n_em_lids 0 = from any LID. Copied. */
 	const uint32_t *em_lids;
 	unsigned int n_em_lids;
+	/*
+	 * Per-source rate limit: at most src_rate MADs per second from one LID,
+	 * in bursts of up to src_burst (a token bucket per LID); what exceeds it
+	 * is dropped unanswered (drop_rate_limited). src_rate 0: no limit.
+	 */
+	uint32_t src_rate;
+	uint32_t src_burst;
 };
 
 struct vema_agent_stats {
@@ -225,6 +232,7 @@ struct vema_agent_stats {
 	uint64_t drop_base_version;	/* base version not 0x80 */
 	uint64_t drop_method;		/* neither Get nor Set (the MAD layer's job) */
 	uint64_t drop_not_allowed;	/* source LID not in the EM allowlist */
+	uint64_t drop_rate_limited;	/* over the per-source rate limit */
 	uint64_t send_errors;		/* responses the transport refused */
 	uint64_t recv_errors;		/* transport receive failures */
 	uint64_t apply_errors;		/* ops callbacks that returned an error */
@@ -239,6 +247,8 @@ struct vema_agent_stats {
 /* Trap rate limit: at most VEMA_TRAP_BURST traps per window per vport (the kernel's). */
 #define VEMA_TRAP_BURST		5
 #define VEMA_TRAP_WINDOW_NS	(4096ull << 18)	/* 4.096 us * 2^18 = ~1.07 s */
+/* Sources the per-source rate limit tracks at once (the least recent is forgotten). */
+#define VEMA_RATE_SOURCES	64
 /* Capacity of the queue behind vema_agent_post_event(). */
 #define VEMA_EVENT_QUEUE_SIZE	1024
 

@@ -13,6 +13,8 @@
  * instead of hanging.
  */
 
+#include <inttypes.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -616,6 +618,116 @@ pt_test_em_none(void **state)
 	port_remove(&x);
 	assert_int_equal(mgmt_ports("other"), 1);
 	port_remove(&y);
+}
+
+/* ---- em-flood: a control thread that a MAD flood cannot stop ---- */
+
+struct rogue {
+	struct hfi_dev *dev;
+	uint32_t lid;
+	bool stop;			/* atomic */
+	uint64_t sent;
+	pthread_t tid;
+};
+
+/* Get ClassPortInfo as fast as the fabric takes them. */
+static void *
+rogue_main(void *arg)
+{
+	struct rogue *r = arg;
+	struct hfi_mad_addr to = { .lid = r->lid, .qpn = HFI_QP1, .qkey = HFI_GSI_QKEY }, from;
+	uint8_t req[VEMA_MAD_SIZE] = { 0 }, resp[VEMA_MAD_SIZE];
+	size_t len;
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		vema_mad_header(req, VEMA_METHOD_GET, 0xbad0000000000000ull + r->sent,
+				VEMA_ATTR_CLASS_PORT_INFO, 0);
+		if (hfi_mad_send(r->dev, &to, req, sizeof(req)) == 0)
+			r->sent++;
+		/* Answers are read so that its own ring never blocks anything. */
+		while (hfi_mad_recv(r->dev, &from, resp, &len, 0) == 0)
+			;
+	}
+	return NULL;
+}
+
+/* A Set that is retried until answered, as an EM does (the flood may crowd it out). */
+static void
+mgmt_set_vpi_retry(struct mgmt *m, uint32_t lid, uint8_t idx,
+		   const struct vema_veswport_info *info)
+{
+	struct hfi_mad_addr to = { .lid = lid, .qpn = HFI_QP1, .qkey = HFI_GSI_QKEY }, from;
+	uint8_t req[VEMA_MAD_SIZE] = { 0 }, resp[VEMA_MAD_SIZE];
+	uint64_t tid = ++m->tid;
+	unsigned int tries;
+	size_t len;
+
+	vema_mad_header(req, VEMA_METHOD_SET, tid, VEMA_ATTR_VESWPORT_INFO, idx);
+	vema_veswport_info_encode(info, req + VEMA_MAD_HDR_SIZE);
+	for (tries = 0; tries < 50; tries++) {
+		assert_int_equal(hfi_mad_send(m->dev, &to, req, sizeof(req)), 0);
+		while (hfi_mad_recv(m->dev, &from, resp, &len, 200) == 0)
+			if (hfi_mad_tid(resp) == tid) {
+				assert_int_equal(vema_get_be16(resp + VEMA_MAD_OFF_STATUS),
+						 VEMA_STATUS_OK);
+				return;
+			}
+	}
+	fail_msg("no answer to Set VeswPortInfo in 50 tries");
+}
+
+/*
+ * em-flood: a rogue port floods a PMD's VEMA agent with requests. The
+ * control thread keeps serving: a probe of another vport completes, an
+ * EM's Set brings a vport up (LSC), and the rogue is held to the
+ * per-source rate (counted and logged) while the EM is not.
+ */
+void
+pt_test_em_flood(void **state)
+{
+	struct vema_veswport_info v;
+	struct rogue r = { .lid = 1 };
+	struct hfi_dev_params p;
+	struct port a, b;
+	struct mgmt m;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	RTE_SET_USED(state);
+	port_probe(&a, "net_opa_vnic0,hfi=sw0,lid=1,vport=0,em=external");
+	assert_int_equal(pt_port_setup(a.id, 1, 1, pt_mp, 0), 0);
+	hfi_dev_params_init(&p);
+	p.role = HFI_ROLE_MGMT;
+	assert_int_equal(hfi_dev_open("sw-test-rogue", &p, &r.dev), 0);
+	assert_int_equal(pthread_create(&r.tid, NULL, rogue_main, &r), 0);
+	rte_delay_us_sleep(500 * 1000);
+
+	/* Under the flood: a probe is served, an EM's Set brings the vport up. */
+	port_probe(&b, "net_opa_vnic1,hfi=sw0,vport=1,em=external");
+	mgmt_open(&m);
+	vpi_config(&v, 1, 1, VEMA_STATE_FORWARDING);
+	mgmt_set_vpi_retry(&m, 1, 0, &v);
+	pt_wait_lsc(&a.lsc, &a.seen, RTE_ETH_LINK_UP, UP_MS);
+
+	__atomic_store_n(&r.stop, true, __ATOMIC_RELEASE);
+	pthread_join(r.tid, NULL);
+	assert_true(r.sent > 1000);
+	/* The rogue went over its rate; the EM's request was answered all the same. */
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(rte_eth_dev_priv_dump(a.id, f), 0);
+	fclose(f);
+	if (strstr(text, " 0 over the source rate") != NULL)
+		fail_msg("nothing held to the source rate after %" PRIu64 " MADs:\n%s", r.sent,
+			 text);
+	free(text);
+
+	hfi_dev_close(m.dev);
+	hfi_dev_close(r.dev);
+	port_remove(&b);
+	port_remove(&a);
+	pt_assert_pool_full(pt_mp);
 }
 
 /* ---- em-default: the embedded EM without a configuration ---- */

@@ -38,6 +38,7 @@ static const struct pt_scenario scenarios[] = {
 	{ "rxbuf", NULL, pt_test_rx_buffers },
 	{ "rxbuf-split", NULL, pt_test_rx_buffers },
 	{ "sma", NULL, pt_test_sma },
+	{ "em-flood", NULL, pt_test_em_flood },
 };
 
 int

@@ -210,7 +210,7 @@ tb_clock(void *ctx)
 }
 
 static struct tb *
-tb_new_conf(const uint32_t *lids, unsigned int n_lids)
+tb_new_conf(const uint32_t *lids, unsigned int n_lids, uint32_t src_rate, uint32_t src_burst)
 {
 	struct tb *t = calloc(1, sizeof(*t));
 	struct vema_agent_conf conf = {
@@ -220,6 +220,8 @@ tb_new_conf(const uint32_t *lids, unsigned int n_lids)
 		.clock_ns = tb_clock,
 		.em_lids = lids,
 		.n_em_lids = n_lids,
+		.src_rate = src_rate,
+		.src_burst = src_burst,
 	};
 
 	assert_non_null(t);
@@ -237,7 +239,7 @@ tb_new_conf(const uint32_t *lids, unsigned int n_lids)
 static int
 setup(void **state)
 {
-	*state = tb_new_conf(NULL, 0);
+	*state = tb_new_conf(NULL, 0, 0, 0);
 	return 0;
 }
 
@@ -943,7 +945,7 @@ test_status_matrix(void **state)
 	memset(d, 0, sizeof(d));	/* MAC window 0/0, an all-zero VeswPortInfo */
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		for (k = 0; k < 4; k++) {
-			struct tb *t = tb_new_conf(NULL, 0);
+			struct tb *t = tb_new_conf(NULL, 0, 0, 0);
 			uint8_t method = k < 2 ? VEMA_METHOD_GET : VEMA_METHOD_SET;
 			uint8_t idx = k % 2 == 0 ? 0 : 5;
 			const uint16_t *want = &cases[i].get_existing;
@@ -1352,7 +1354,7 @@ static void
 test_allowlist(void **state)
 {
 	static const uint32_t lids[] = { 0x21, 0x99 };
-	struct tb *t = tb_new_conf(lids, 2);
+	struct tb *t = tb_new_conf(lids, 2, 0, 0);
 	uint8_t req[VEMA_MAD_SIZE], r[VEMA_MAD_SIZE], d[VEMA_VESWPORT_INFO_SIZE] = { 0 };
 	struct vema_mad_addr src = em_addr, to;
 	struct vema_agent_stats st;
@@ -1369,6 +1371,46 @@ test_allowlist(void **state)
 	vema_agent_get_stats(t->agent, &st);
 	assert_int_equal(st.drop_not_allowed, 1);
 	assert_int_equal(st.responses, 1);
+	teardown((void **)&t);
+}
+
+/* A source over its rate loses what exceeds it; others and the refilled bucket do not. */
+static void
+test_rate_limit(void **state)
+{
+	struct tb *t = tb_new_conf(NULL, 0, 1000, 10);
+	uint8_t req[VEMA_MAD_SIZE], r[VEMA_MAD_SIZE];
+	struct vema_mad_addr src = em_addr, to;
+	struct vema_agent_stats st;
+	unsigned int i, answered = 0;
+
+	(void)state;
+	build_req(req, VEMA_METHOD_GET, VEMA_ATTR_CLASS_PORT_INFO, 0, NULL, 0);
+	src.lid = 0x66;
+	for (i = 0; i < 50; i++)
+		answered += vema_agent_handle_mad(t->agent, &src, req, sizeof(req), r, &to) > 0;
+	assert_int_equal(answered, 10);		/* the burst */
+	/* Another source has its own bucket. */
+	assert_int_equal(vema_agent_handle_mad(t->agent, &em_addr, req, sizeof(req), r, &to),
+			 VEMA_MAD_SIZE);
+	/* 5 ms later: 5 tokens at 1000 per second. */
+	t->now += 5000000;
+	for (i = 0, answered = 0; i < 50; i++)
+		answered += vema_agent_handle_mad(t->agent, &src, req, sizeof(req), r, &to) > 0;
+	assert_int_equal(answered, 5);
+	/* A second later the bucket is full again, not more. */
+	t->now += 1000000000ull;
+	for (i = 0, answered = 0; i < 50; i++)
+		answered += vema_agent_handle_mad(t->agent, &src, req, sizeof(req), r, &to) > 0;
+	assert_int_equal(answered, 10);
+	/* More sources than tracked: each new one starts with a full bucket. */
+	for (i = 0; i < VEMA_RATE_SOURCES + 8; i++) {
+		src.lid = 0x1000 + i;
+		assert_int_equal(vema_agent_handle_mad(t->agent, &src, req, sizeof(req), r, &to),
+				 VEMA_MAD_SIZE);
+	}
+	vema_agent_get_stats(t->agent, &st);
+	assert_int_equal(st.drop_rate_limited, 40 + 45 + 40);
 	teardown((void **)&t);
 }
 
@@ -1616,6 +1658,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_trap_destination_rules, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trap_rate_limit, setup, teardown),
 		cmocka_unit_test(test_allowlist),
+		cmocka_unit_test(test_rate_limit),
 		cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_queue, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_poll_transport, setup, teardown),

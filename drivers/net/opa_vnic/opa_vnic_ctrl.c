@@ -20,10 +20,12 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rte_lcore.h>
@@ -39,6 +41,17 @@
 
 #define CTRL_POLL_MS		500
 #define CTRL_MAD_BUDGET		64	/* MADs per vema_agent_poll() call */
+/*
+ * Work per turn of the thread: then events, probes, link changes and LSC
+ * come before more MADs, however many a sender keeps queued.
+ */
+#define CTRL_MAD_BATCHES	4
+#define CTRL_SMP_BUDGET		64
+/* Per-source limit: an EM configuring every vport stays far below it. */
+#define CTRL_SRC_RATE		4000	/* MADs per second per LID */
+#define CTRL_SRC_BURST		1024
+#define CTRL_LOG_INTERVAL_NS	1000000000ull
+#define CTRL_ADD_TIMEOUT_S	10	/* a probe waits this long for the control thread */
 #define CTRL_OPA_PORT		1	/* an HFI has one OPA port */
 
 enum add_state {
@@ -53,6 +66,7 @@ struct opa_vnic_ctrl {
 	bool stop;				/* atomic */
 	int wake_fd;
 	struct opa_vnic_mgmt *mgmt;		/* mgmt=chip: SMA, SMI and GSI paths */
+	bool more;				/* the last turn left work queued */
 	bool phys_up;				/* atomic: the physical link the HFI reports */
 	bool sma_phys_up;			/* what the SMA was last told */
 	/* VEMA (em=on|external) */
@@ -71,6 +85,8 @@ struct opa_vnic_ctrl {
 	struct vema_agent_stats stats;
 	uint64_t mads_ignored;			/* MADs received with em=off */
 	struct opa_vnic_mgmt_stats mgmt_stats;
+	uint64_t rate_logged;			/* rate-limited MADs already logged */
+	uint64_t rate_log_ns;			/* when */
 };
 
 int
@@ -374,8 +390,11 @@ ctrl_serve_adds(struct opa_vnic_ctrl *c)
 			continue;
 		rc = ctrl_join(c, (uint8_t)i);
 		pthread_mutex_lock(&c->req_lock);
-		c->add_rc[i] = rc;
-		c->add[i] = ADD_DONE;
+		/* A probe that gave up waiting withdrew its request. */
+		if (c->add[i] == ADD_REQUESTED) {
+			c->add_rc[i] = rc;
+			c->add[i] = ADD_DONE;
+		}
 		pthread_mutex_unlock(&c->req_lock);
 	}
 	pthread_mutex_lock(&c->req_lock);
@@ -387,20 +406,30 @@ int
 opa_vnic_ctrl_vport_add(struct opa_vnic_vport *vp)
 {
 	struct opa_vnic_ctrl *c = vp->hfi->ctrl;
-	int rc;
+	struct timespec deadline;
+	int rc = 0;
 
 	if (c->agent == NULL)
 		return 0;
 	/* A probe from an LSC callback runs on the control thread itself. */
 	if (pthread_equal(pthread_self(), c->tid))
 		return ctrl_join(c, vp->index);
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += CTRL_ADD_TIMEOUT_S;
 	pthread_mutex_lock(&c->req_lock);
 	c->add[vp->index] = ADD_REQUESTED;
 	opa_vnic_hfi_wake(vp->hfi);
-	while (c->add[vp->index] != ADD_DONE)
-		pthread_cond_wait(&c->req_cond, &c->req_lock);
+	while (c->add[vp->index] != ADD_DONE && rc == 0)
+		rc = pthread_cond_timedwait(&c->req_cond, &c->req_lock, &deadline);
+	if (c->add[vp->index] == ADD_DONE) {
+		rc = c->add_rc[vp->index];
+	} else {
+		/* Withdrawn: the control thread will not take it up any more. */
+		OPA_VNIC_LOG(ERR, "%s: the control thread of hfi %s did not take the vport within "
+			     "%d s", vp->name, vp->hfi->name, CTRL_ADD_TIMEOUT_S);
+		rc = -ETIMEDOUT;
+	}
 	c->add[vp->index] = ADD_IDLE;
-	rc = c->add_rc[vp->index];
 	pthread_mutex_unlock(&c->req_lock);
 	return rc;
 }
@@ -452,15 +481,47 @@ ctrl_refresh(struct opa_vnic_hfi *hfi, bool republish)
 	}
 }
 
+static uint64_t
+ctrl_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* A source over its rate: said once a second at most, with the count. */
+static void
+ctrl_log_rate_limited(struct opa_vnic_ctrl *c, const struct vema_agent_stats *st)
+{
+	uint64_t now;
+
+	if (st->drop_rate_limited == c->rate_logged)
+		return;
+	now = ctrl_now_ns();
+	if (c->rate_log_ns != 0 && now - c->rate_log_ns < CTRL_LOG_INTERVAL_NS)
+		return;
+	OPA_VNIC_LOG(WARNING, "%s: %" PRIu64 " MADs dropped over the limit of %u per second "
+		     "from one LID (%" PRIu64 " in all)", c->hfi->name,
+		     st->drop_rate_limited - c->rate_logged, CTRL_SRC_RATE,
+		     st->drop_rate_limited);
+	c->rate_logged = st->drop_rate_limited;
+	c->rate_log_ns = now;
+}
+
 static void
 ctrl_serve_vema(struct opa_vnic_ctrl *c)
 {
 	struct vema_agent_stats st;
+	unsigned int i;
 
 	ctrl_serve_adds(c);
-	while (vema_agent_poll(c->agent, CTRL_MAD_BUDGET) == CTRL_MAD_BUDGET)
-		;
+	for (i = 0; i < CTRL_MAD_BATCHES; i++)
+		if (vema_agent_poll(c->agent, CTRL_MAD_BUDGET) < CTRL_MAD_BUDGET)
+			break;
+	c->more |= i == CTRL_MAD_BATCHES;
 	vema_agent_get_stats(c->agent, &st);
+	ctrl_log_rate_limited(c, &st);
 	pthread_mutex_lock(&c->stats_lock);
 	c->stats = st;
 	pthread_mutex_unlock(&c->stats_lock);
@@ -479,14 +540,17 @@ ctrl_drain_mads(struct opa_vnic_ctrl *c)
 {
 	struct hfi_mad_addr from;
 	uint8_t mad[HFI_MAD_SIZE];
+	unsigned int n = 0;
 	size_t len;
 
 	/* em=off: nobody answers the EM; MADs are read so they do not pile up. */
-	while (ctrl_recv_ignored(c, &from, mad, &len) == 0) {
-		pthread_mutex_lock(&c->stats_lock);
-		c->mads_ignored++;
-		pthread_mutex_unlock(&c->stats_lock);
-	}
+	while (n < CTRL_MAD_BATCHES * CTRL_MAD_BUDGET &&
+	       ctrl_recv_ignored(c, &from, mad, &len) == 0)
+		n++;
+	c->more |= n == CTRL_MAD_BATCHES * CTRL_MAD_BUDGET;
+	pthread_mutex_lock(&c->stats_lock);
+	c->mads_ignored += n;
+	pthread_mutex_unlock(&c->stats_lock);
 }
 
 /*
@@ -505,7 +569,7 @@ ctrl_port_up(struct opa_vnic_ctrl *c)
 		opa_vnic_mgmt_link(c->mgmt, phys);
 		c->sma_phys_up = phys;
 	}
-	opa_vnic_mgmt_serve_smi(c->mgmt);
+	c->more |= opa_vnic_mgmt_serve_smi(c->mgmt, CTRL_SMP_BUDGET) == CTRL_SMP_BUDGET;
 	return phys && opa_vnic_mgmt_port_active(c->mgmt);
 }
 
@@ -548,7 +612,9 @@ ctrl_main(void *arg)
 		uint64_t v;
 		bool now;
 
-		poll(pfd, nfd, CTRL_POLL_MS);
+		/* Work left from the last turn: look at everything else, then go on at once. */
+		poll(pfd, nfd, c->more ? 0 : CTRL_POLL_MS);
+		c->more = false;
 		if (__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE))
 			break;
 		if (read(c->wake_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
@@ -658,6 +724,8 @@ ctrl_agent_create(struct opa_vnic_ctrl *c, char *err, size_t errlen)
 		.ops = &ctrl_vport_ops,
 		.ops_ctx = c,
 		.transport = &c->transport,
+		.src_rate = CTRL_SRC_RATE,
+		.src_burst = CTRL_SRC_BURST,
 	};
 	int rc;
 
@@ -676,6 +744,18 @@ ctrl_agent_create(struct opa_vnic_ctrl *c, char *err, size_t errlen)
 	return rc;
 }
 
+/* A condition variable whose timed waits run on CLOCK_MONOTONIC (immune to clock steps). */
+static void
+ctrl_cond_init(pthread_cond_t *cond)
+{
+	pthread_condattr_t attr;
+
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(cond, &attr);
+	pthread_condattr_destroy(&attr);
+}
+
 int
 opa_vnic_ctrl_start(struct opa_vnic_hfi *hfi, char *err, size_t errlen)
 {
@@ -690,7 +770,7 @@ opa_vnic_ctrl_start(struct opa_vnic_hfi *hfi, char *err, size_t errlen)
 	}
 	c->hfi = hfi;
 	pthread_mutex_init(&c->req_lock, NULL);
-	pthread_cond_init(&c->req_cond, NULL);
+	ctrl_cond_init(&c->req_cond);
 	pthread_mutex_init(&c->stats_lock, NULL);
 	c->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (c->wake_fd < 0) {

@@ -515,11 +515,12 @@ opa_vnic_priv_dump(struct rte_eth_dev *dev, FILE *f)
 		hfi->rsm_k);
 	if (cs.agent)
 		fprintf(f, "  VEMA agent: %" PRIu64 " MADs, %" PRIu64 " responses (%" PRIu64
-			" 0x000C, %" PRIu64 " 0x001C), %" PRIu64 " traps sent (%" PRIu64
-			" rate-limited, %" PRIu64 " without trap LID), %" PRIu64 " events\n",
+			" 0x000C, %" PRIu64 " 0x001C), %" PRIu64 " over the source rate, %" PRIu64
+			" traps sent (%" PRIu64 " rate-limited, %" PRIu64 " without trap LID), %"
+			PRIu64 " events\n",
 			cs.vema.rx_mads, cs.vema.responses, cs.vema.status_unsupported,
-			cs.vema.status_invalid, cs.vema.traps_sent, cs.vema.traps_rate_limited,
-			cs.vema.traps_no_lid, cs.vema.events);
+			cs.vema.status_invalid, cs.vema.drop_rate_limited, cs.vema.traps_sent,
+			cs.vema.traps_rate_limited, cs.vema.traps_no_lid, cs.vema.events);
 	else
 		fprintf(f, "  em=off: %" PRIu64 " MADs ignored\n", cs.mads_ignored);
 	if (cs.mgmt)

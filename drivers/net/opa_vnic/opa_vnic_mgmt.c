@@ -133,14 +133,16 @@ static const struct hfi_sma_ops sma_ops = {
 
 /* ---- SMPs ---- */
 
-void
-opa_vnic_mgmt_serve_smi(struct opa_vnic_mgmt *m)
+unsigned int
+opa_vnic_mgmt_serve_smi(struct opa_vnic_mgmt *m, unsigned int budget)
 {
 	struct hfi_mad_addr from;
 	struct hfi_sma_rx rx;
 	size_t len, out_len;
+	unsigned int n;
 
-	while (hfi_mgmt_recv_pkey(m->smi, &from, m->in, &len, &rx.pkey) == 0) {
+	for (n = 0; n < budget && hfi_mgmt_recv_pkey(m->smi, &from, m->in, &len, &rx.pkey) == 0;
+	     n++) {
 		rx.slid = from.lid;
 		out_len = sizeof(m->out);
 		if (hfi_sma_process(m->sma, &rx, m->in, len, m->out, &out_len) != 1)
@@ -153,6 +155,7 @@ opa_vnic_mgmt_serve_smi(struct opa_vnic_mgmt *m)
 				     from.lid, hfi_last_error());
 		}
 	}
+	return n;
 }
 
 /* ---- the port ---- */

@@ -39,8 +39,8 @@ int opa_vnic_mgmt_open(struct opa_vnic_hfi *hfi, struct opa_vnic_mgmt **out, cha
 		       size_t errlen);
 void opa_vnic_mgmt_close(struct opa_vnic_mgmt *m);
 
-/* Answer the SMPs waiting on the VL15 context (control thread). */
-void opa_vnic_mgmt_serve_smi(struct opa_vnic_mgmt *m);
+/* Answer up to budget SMPs waiting on the VL15 context (control thread); how many. */
+unsigned int opa_vnic_mgmt_serve_smi(struct opa_vnic_mgmt *m, unsigned int budget);
 /* The link came up or went down (control thread). */
 void opa_vnic_mgmt_link(struct opa_vnic_mgmt *m, bool up);
 /*
