@@ -14,6 +14,8 @@
 
 /* Receives that only report a failed send are skipped, a few per call. */
 #define VEMA_UMAD_SKIP_MAX	16
+/* The receive buffer grows to this at most: a VEMA MAD is 2048 bytes. */
+#define VEMA_UMAD_RECV_MAX	(64 * 1024)
 
 struct vema_umad {
 	char ca_name[UMAD_CA_NAME_LEN];
@@ -45,7 +47,25 @@ umad_tp_send(void *priv, const struct vema_mad_addr *to, const void *mad, size_t
 	return r < 0 ? r : 0;
 }
 
-/* umad_recv() with the buffer grown once if the message does not fit (-ENOSPC). */
+/*
+ * A message larger than any VEMA MAD would stay at the head of the queue
+ * (umad_recv() leaves it there with -ENOSPC): read it once into a scratch
+ * buffer and drop it. -EMSGSIZE, or -ENOMEM.
+ */
+static int
+umad_tp_discard(struct vema_umad *u, int need)
+{
+	void *tmp = malloc(umad_size() + (size_t)need);
+	int r;
+
+	if (tmp == NULL)
+		return -ENOMEM;
+	r = umad_recv(u->portid, tmp, &need, 0);
+	free(tmp);
+	return r < 0 ? r : -EMSGSIZE;
+}
+
+/* umad_recv() with the buffer grown once, up to a cap, if the message does not fit. */
 static int
 umad_tp_recv_one(struct vema_umad *u, int *len)
 {
@@ -56,6 +76,8 @@ umad_tp_recv_one(struct vema_umad *u, int *len)
 	r = umad_recv(u->portid, u->rbuf, len, 0);
 	if (r != -ENOSPC)
 		return r;
+	if (*len > VEMA_UMAD_RECV_MAX)
+		return umad_tp_discard(u, *len);
 	nb = realloc(u->rbuf, umad_size() + (size_t)*len);
 	if (nb == NULL)
 		return -ENOMEM;

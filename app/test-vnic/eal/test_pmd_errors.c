@@ -792,6 +792,8 @@ pt_test_probe_errors(void **state)
 		  "mgmt=umad conflicts with mgmt=chip of hfi=sw0" },
 		{ "net_opa_vnic1,hfi=sw0,vport=2,vesw_id=2,rx_chunk_size=3000,em=off",
 		  "rx_chunk_size=3000: expected a power of two from 4096 to 262144" },
+		{ "net_opa_vnic1,hfi=sw4,vport=0,mgmt=umad,umad_ca=mlx5_0",
+		  "hfi=sw4: umad_ca/umad_port name a hardware HFI's IB device" },
 		{ "net_opa_vnic1,hfi=sw3,vport=0,em_config=/nonexistent/em.conf",
 		  "em_config=/nonexistent/em.conf rejected" },
 		{ "net_opa_vnic1,hfi=0000:00:00.0,vport=0",

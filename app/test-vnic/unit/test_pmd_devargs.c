@@ -130,6 +130,12 @@ test_all_keys(void **state)
 	assert_int_equal(parse("hfi=sw0,vport=1,mgmt=umad"), 0);
 	assert_int_equal(da.mgmt, OPA_VNIC_MGMT_UMAD);
 	assert_int_equal(da.given, OPA_VNIC_DA_MGMT);
+	assert_int_equal(da.umad_port, 1);
+	assert_string_equal(da.umad_ca, "");
+	assert_int_equal(parse("hfi=0000:81:00.0,vport=1,mgmt=umad,umad_ca=hfi1_0,umad_port=1"),
+			 0);
+	assert_string_equal(da.umad_ca, "hfi1_0");
+	assert_int_equal(da.given, OPA_VNIC_DA_MGMT | OPA_VNIC_DA_UMAD_CA | OPA_VNIC_DA_UMAD_PORT);
 }
 
 static void
@@ -231,6 +237,11 @@ test_ranges(void **state)
 		{ "rx_chunk_size=12288", "rx_chunk_size=12288: expected a power of two" },
 		{ "bypass_egr=after", "bypass_egr=after: expected whole or split" },
 		{ "mgmt=kernel", "mgmt=kernel: expected chip or umad" },
+		{ "mgmt=umad,umad_port=0", "umad_port=0: expected a port number in 1..255" },
+		{ "mgmt=umad,umad_ca=a_name_of_twenty_chr", "umad_ca=a_name_of_twenty_chr: expected a "
+		  "name of 1..19 characters" },
+		{ "umad_ca=mlx5_0", "umad_ca: the umad device is for mgmt=umad" },
+		{ "umad_port=2", "umad_port: the umad device is for mgmt=umad" },
 	};
 	char args[192];
 	unsigned int i;

@@ -33,6 +33,7 @@ struct rx_item {
 	uint32_t status;
 	ib_mad_addr_t addr;
 	int len;
+	int wire_len;		/* what the message claims to need; 0: len */
 	uint8_t mad[4096];
 };
 
@@ -196,8 +197,8 @@ __wrap_umad_recv(int portid, void *umad, int *length, int timeout_ms)
 	if (fk.rx_pos == fk.n_rx)
 		return -EWOULDBLOCK;
 	it = &fk.rx[fk.rx_pos];
-	if (it->len > *length) {
-		*length = it->len;
+	if ((it->wire_len ? it->wire_len : it->len) > *length) {
+		*length = it->wire_len ? it->wire_len : it->len;
 		return -ENOSPC;
 	}
 	fk.rx_pos++;
@@ -391,6 +392,30 @@ test_recv_enospc_retry(void **state)
 	assert_int_equal(fk.recv_len_in[1], 3000);	/* buffer grown to what was needed */
 	assert_int_equal(len, VEMA_MAD_SIZE);		/* cut to the caller's buffer */
 	assert_memory_equal(buf, mad, VEMA_MAD_SIZE);
+	t.ops->close(t.priv);
+}
+
+/* A message beyond any VEMA MAD: read once and dropped, the buffer does not grow to it. */
+static void
+test_recv_oversized(void **state)
+{
+	struct vema_transport t;
+	struct vema_mad_addr from;
+	uint8_t mad[VEMA_MAD_SIZE] = { 0x80, 0x34 }, buf[VEMA_MAD_SIZE];
+	size_t len = sizeof(buf);
+
+	(void)state;
+	queue_rx(mad, 256, 7, 1, 0, 0, 0);
+	fk.rx[0].wire_len = 1 << 20;
+	queue_rx(mad, VEMA_MAD_SIZE, 8, 1, 0, 0, 0);
+	assert_int_equal(vema_umad_open("hfi1_0", 1, &t), 0);
+	assert_int_equal(t.ops->recv(t.priv, &from, buf, &len), -EMSGSIZE);
+	assert_int_equal(fk.n_recv, 2);
+	assert_int_equal(fk.recv_len_in[1], 1 << 20);	/* the scratch read */
+	len = sizeof(buf);
+	assert_int_equal(t.ops->recv(t.priv, &from, buf, &len), 0);
+	assert_int_equal(from.lid, 8);
+	assert_int_equal(fk.recv_len_in[2], VEMA_MAD_SIZE);	/* not grown */
 	t.ops->close(t.priv);
 }
 
@@ -606,6 +631,7 @@ main(void)
 		cmocka_unit_test_setup(test_open_failures, reset),
 		cmocka_unit_test_setup(test_recv, reset),
 		cmocka_unit_test_setup(test_recv_enospc_retry, reset),
+		cmocka_unit_test_setup(test_recv_oversized, reset),
 		cmocka_unit_test_setup(test_recv_skips_failed_sends, reset),
 		cmocka_unit_test_setup(test_send, reset),
 		cmocka_unit_test_setup(test_find_pkey, reset),

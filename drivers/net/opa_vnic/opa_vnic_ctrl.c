@@ -67,6 +67,7 @@ struct opa_vnic_ctrl {
 	int wake_fd;
 	struct opa_vnic_mgmt *mgmt;		/* mgmt=chip: SMA, SMI and GSI paths */
 	bool more;				/* the last turn left work queued */
+	bool transport_gone;			/* its device went away: nothing to read */
 	bool phys_up;				/* atomic: the physical link the HFI reports */
 	bool sma_phys_up;			/* what the SMA was last told */
 	/* VEMA (em=on|external) */
@@ -516,10 +517,12 @@ ctrl_serve_vema(struct opa_vnic_ctrl *c)
 	unsigned int i;
 
 	ctrl_serve_adds(c);
-	for (i = 0; i < CTRL_MAD_BATCHES; i++)
+	for (i = 0; i < CTRL_MAD_BATCHES && !c->transport_gone; i++)
 		if (vema_agent_poll(c->agent, CTRL_MAD_BUDGET) < CTRL_MAD_BUDGET)
 			break;
 	c->more |= i == CTRL_MAD_BATCHES;
+	if (c->transport_gone)
+		vema_agent_process_events(c->agent);
 	vema_agent_get_stats(c->agent, &st);
 	ctrl_log_rate_limited(c, &st);
 	pthread_mutex_lock(&c->stats_lock);
@@ -595,6 +598,7 @@ ctrl_main(void *arg)
 	bool link = __atomic_load_n(&hfi->link_up, __ATOMIC_ACQUIRE);
 	struct pollfd pfd[4];
 	unsigned int nfd = 0;
+	int tidx = -1;			/* the transport's own descriptor, when it has one */
 
 	pfd[nfd++] = (struct pollfd){ .fd = c->wake_fd, .events = POLLIN };
 	if (hfi_dev_event_fd(hfi->dev) >= 0)
@@ -605,8 +609,10 @@ ctrl_main(void *arg)
 
 		pfd[nfd++] = (struct pollfd){ .fd = vema_agent_event_fd(c->agent),
 					       .events = POLLIN };
-		if (tfd >= 0 && tfd != hfi_dev_event_fd(hfi->dev))
+		if (tfd >= 0 && tfd != hfi_dev_event_fd(hfi->dev)) {
+			tidx = (int)nfd;
 			pfd[nfd++] = (struct pollfd){ .fd = tfd, .events = POLLIN };
+		}
 	}
 	while (!__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE)) {
 		uint64_t v;
@@ -617,6 +623,14 @@ ctrl_main(void *arg)
 		c->more = false;
 		if (__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE))
 			break;
+		/* A umad device removed: said once; its descriptor would wake the thread forever. */
+		if (tidx >= 0 && (pfd[tidx].revents & (POLLERR | POLLHUP | POLLNVAL))) {
+			OPA_VNIC_LOG(ERR, "%s: the management device went away: the VEMA agent "
+				     "receives nothing more", hfi->name);
+			pfd[tidx].fd = -1;
+			tidx = -1;
+			c->transport_gone = true;
+		}
 		if (read(c->wake_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 			break;
 		hfi_dev_process_events(hfi->dev);
@@ -680,13 +694,22 @@ ctrl_transport_open(struct opa_vnic_ctrl *c, char *err, size_t errlen)
 #ifdef OPA_VNIC_HAVE_UMAD
 	{
 		char ca[sizeof(((struct dirent *)0)->d_name)];
-		const char *name = umad_ca_name(hfi->name, ca, sizeof(ca));
-		int rc = vema_umad_open(name, CTRL_OPA_PORT, &c->transport);
+		const char *name = hfi->open_args.umad_ca[0] != '\0' ? hfi->open_args.umad_ca :
+				   umad_ca_name(hfi->name, ca, sizeof(ca));
+		int rc;
 
+		/* Never libibumad's default: that is the host's first IB device, any vendor's. */
+		if (name == NULL) {
+			snprintf(err, errlen, "hfi=%s: no IB device of this HFI in sysfs (a device "
+				 "bound to vfio-pci has none): name it with umad_ca=<device>, or "
+				 "use mgmt=chip", hfi->name);
+			return -ENODEV;
+		}
+		rc = vema_umad_open(name, hfi->open_args.umad_port, &c->transport);
 		if (rc < 0) {
-			snprintf(err, errlen, "hfi=%s: cannot open the umad port of %s: %s (the "
-				 "kernel's opa_vnic module must not be loaded)", hfi->name,
-				 name != NULL ? name : "the first IB device", strerror(-rc));
+			snprintf(err, errlen, "hfi=%s: cannot open port %u of %s through umad: %s "
+				 "(the kernel's opa_vnic module must not be loaded)", hfi->name,
+				 hfi->open_args.umad_port, name, strerror(-rc));
 			return rc;
 		}
 		c->umad = true;
@@ -694,8 +717,8 @@ ctrl_transport_open(struct opa_vnic_ctrl *c, char *err, size_t errlen)
 	}
 #else
 	RTE_SET_USED(umad_ca_name);
-	snprintf(err, errlen, "hfi=%s: em=on needs libibumad on hardware HFIs and this build has "
-		 "none", hfi->name);
+	snprintf(err, errlen, "hfi=%s: mgmt=umad needs libibumad on hardware HFIs and this build "
+		 "has none", hfi->name);
 	return -ENOTSUP;
 #endif
 }
@@ -776,6 +799,14 @@ opa_vnic_ctrl_start(struct opa_vnic_hfi *hfi, char *err, size_t errlen)
 	if (c->wake_fd < 0) {
 		rc = -errno;
 		snprintf(err, errlen, "hfi=%s: eventfd: %s", hfi->name, strerror(errno));
+		goto fail;
+	}
+	if (hfi_dev_is_sw(hfi->dev) &&
+	    (hfi->open_args.given & (OPA_VNIC_DA_UMAD_CA | OPA_VNIC_DA_UMAD_PORT))) {
+		snprintf(err, errlen, "hfi=%s: umad_ca/umad_port name a hardware HFI's IB device; "
+			 "a software HFI has none (mgmt=umad uses the fabric's MAD channel)",
+			 hfi->name);
+		rc = -EINVAL;
 		goto fail;
 	}
 	c->phys_up = hfi_dev_link_state(hfi->dev) == HFI_LINK_UP;

@@ -133,6 +133,7 @@ key_rx_chunk_size(const char *key, const char *val, struct opa_vnic_devargs *da,
 	da->rx_chunk_size = (uint32_t)v;
 	return 0;
 }
+UINT_KEY(key_umad_port, umad_port, 1, 255, "a port number in 1..255")
 UINT_KEY(key_def_port_mask, def_port_mask, 0, 0xffff, "a 16-bit mask in 0..0xffff")
 UINT_KEY(key_sc, sc, 0, OPA_VNIC_SC_MASK, "an SC in 0..31")
 UINT_KEY(key_vl, vl, 0, OPA_VNIC_VL_MASK, "a VL in 0..15")
@@ -315,6 +316,13 @@ key_mgmt(const char *key, const char *val, struct opa_vnic_devargs *da, char *er
 }
 
 static int
+key_umad_ca(const char *key, const char *val, struct opa_vnic_devargs *da, char *err,
+	    size_t errlen)
+{
+	return parse_string(key, val, da->umad_ca, sizeof(da->umad_ca), err, errlen);
+}
+
+static int
 key_state(const char *key, const char *val, struct opa_vnic_devargs *da, char *err,
 	  size_t errlen)
 {
@@ -341,6 +349,8 @@ static const struct key_def keys[] = {
 	{ "rx_chunk_size", "<4096..262144, a power of two>", key_rx_chunk_size, 0 },
 	{ "bypass_egr", "whole|split", key_bypass_egr, OPA_VNIC_DA_BYPASS_EGR },
 	{ "mgmt", "chip|umad", key_mgmt, OPA_VNIC_DA_MGMT },
+	{ "umad_ca", "<IB device name>", key_umad_ca, OPA_VNIC_DA_UMAD_CA },
+	{ "umad_port", "<1..255>", key_umad_port, OPA_VNIC_DA_UMAD_PORT },
 	{ "vesw_id", "<1..4095>", key_vesw_id, OPA_VNIC_DA_VESW_ID },
 	{ "fabric_id", "<0..1023>", key_fabric_id, OPA_VNIC_DA_FABRIC_ID },
 	{ "pkey", "<P_Key>", key_pkey, OPA_VNIC_DA_PKEY },
@@ -379,6 +389,7 @@ devargs_defaults(struct opa_vnic_devargs *da)
 	da->state = OPA_VNIC_STATE_FORWARDING;
 	da->rx_copy_max = OPA_VNIC_RX_COPY_MAX_DEFAULT;
 	da->rx_chunk_size = OPA_VNIC_CHUNK_SIZE_DEFAULT;
+	da->umad_port = 1;
 }
 
 static int
@@ -405,6 +416,11 @@ check_conflicts(const struct opa_vnic_devargs *da, bool have_vport, char *err, s
 		return fail(err, errlen, "em_config=%s: no embedded EM on fabric=%s (run "
 			    "'dpdk-test-vnic em --fabric %s --config FILE' instead)", da->em_config,
 			    da->fabric, da->fabric);
+	if ((da->given & (OPA_VNIC_DA_UMAD_CA | OPA_VNIC_DA_UMAD_PORT)) &&
+	    da->mgmt != OPA_VNIC_MGMT_UMAD)
+		return fail(err, errlen, "%s: the umad device is for mgmt=umad (with mgmt=chip the "
+			    "PMD owns the port's management)",
+			    (da->given & OPA_VNIC_DA_UMAD_CA) ? "umad_ca" : "umad_port");
 	if ((da->given & OPA_VNIC_DA_DEF_PORT_MASK) && (da->given & OPA_VNIC_DA_UCAST_DLID))
 		for (i = 0; i < OPA_VNIC_NUM_DEF_PORTS; i++)
 			if ((da->def_port_mask & (1u << i)) && i >= da->n_ucast_dlid)

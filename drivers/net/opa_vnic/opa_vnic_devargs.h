@@ -10,7 +10,7 @@
  *   hfi=<swN|PCI address>,vport=<0..254>[,fabric=...][,icrc=hw|sw]
  *   [,engine=inline|thread][,em=on|off|external][,em_config=FILE][,lid=..]
  *   [,capture=FILE][,rx_copy_max=N][,rx_chunk_size=N][,bypass_egr=whole|split]
- *   [,mgmt=chip|umad]
+ *   [,mgmt=chip|umad][,umad_ca=NAME][,umad_port=N]
  *   [static configuration keys (em=off only)]
  * Pure: rte_kvargs only, no EAL. Errors are written as text naming the key
  * and the accepted values; the caller logs them.
@@ -26,6 +26,7 @@
 #define OPA_VNIC_HFI_NAME_LEN		64
 #define OPA_VNIC_FABRIC_NAME_LEN	80
 #define OPA_VNIC_PATH_LEN		256
+#define OPA_VNIC_UMAD_CA_LEN		20	/* libibumad's UMAD_CA_NAME_LEN */
 
 /* VeswPortInfo config_state / oper_state values (spec §4.7). */
 #define OPA_VNIC_STATE_DROP_ALL		1
@@ -71,6 +72,8 @@ enum opa_vnic_devarg_bit {
 	OPA_VNIC_DA_EM_CONFIG = 1u << 18,
 	OPA_VNIC_DA_BYPASS_EGR = 1u << 19,
 	OPA_VNIC_DA_MGMT = 1u << 20,
+	OPA_VNIC_DA_UMAD_CA = 1u << 21,
+	OPA_VNIC_DA_UMAD_PORT = 1u << 22,
 };
 
 /* The static configuration keys (meaningful with em=off). */
@@ -125,6 +128,8 @@ struct opa_vnic_devargs {
 	uint32_t rx_chunk_size;			/* eager chunk bytes: a power of two */
 	enum opa_vnic_bypass_egr bypass_egr;
 	enum opa_vnic_mgmt_mode mgmt;
+	char umad_ca[OPA_VNIC_UMAD_CA_LEN];	/* mgmt=umad on hardware: the IB device */
+	uint8_t umad_port;			/* its port, 1 by default */
 	uint32_t given;				/* OPA_VNIC_DA_* */
 	/* static configuration, valid where the matching bit of 'given' is set */
 	uint16_t vesw_id;

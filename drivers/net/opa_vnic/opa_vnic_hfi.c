@@ -343,6 +343,13 @@ check_hfi_args(const struct opa_vnic_hfi *hfi, const struct opa_vnic_devargs *da
 			 da->mgmt == OPA_VNIC_MGMT_UMAD ? "umad" : "chip",
 			 o->mgmt == OPA_VNIC_MGMT_UMAD ? "umad" : "chip", hfi->name,
 			 hfi->opened_by);
+	else if ((da->given & OPA_VNIC_DA_UMAD_CA) && strcmp(da->umad_ca, o->umad_ca) != 0)
+		snprintf(err, errlen, "umad_ca=%s conflicts with umad_ca=%s of hfi=%s (opened by %s)",
+			 da->umad_ca, o->umad_ca[0] ? o->umad_ca : "<from sysfs>", hfi->name,
+			 hfi->opened_by);
+	else if ((da->given & OPA_VNIC_DA_UMAD_PORT) && da->umad_port != o->umad_port)
+		snprintf(err, errlen, "umad_port=%u conflicts with umad_port=%u of hfi=%s (opened "
+			 "by %s)", da->umad_port, o->umad_port, hfi->name, hfi->opened_by);
 	else if (da->em != o->em)
 		/* One agent per HFI port serves all of its vports, or none does. */
 		snprintf(err, errlen, "em=%s conflicts with em=%s of hfi=%s (opened by %s)",
