@@ -17,7 +17,9 @@
 #include <rte_cycles.h>
 #include <rte_malloc.h>
 
+#include "hfi_9b.h"
 #include "hfi_fault.h"
+#include "hfi_pio.h"
 #include "hfi_fabric.h"
 #include "opa_vnic_ethdev.h"
 #include "pmd_test.h"
@@ -44,6 +46,26 @@ vport(uint16_t port)
 
 /* ---- bad packets, each in its own counter ---- */
 
+/* A 9B UD packet to QP 2 of dlid, by PIO from a host of the test's own. */
+static void
+send_9b(uint32_t dlid)
+{
+	struct hfi_9b_ud u = { .dlid = (uint16_t)dlid, .sc = 0, .pkey = 0xffff, .dest_qp = 2,
+			       .src_qp = 2, .qkey = 0x1234 };
+	uint8_t pkt[HFI_9B_UD_HDR_LEN + 64] = { 0 };
+	struct hfi_dev *h;
+	struct hfi_pio *sc;
+	size_t len;
+
+	assert_int_equal(hfi_dev_open("sw-test-9b", NULL, &h), 0);
+	u.slid = (uint16_t)hfi_dev_lid(h);
+	len = hfi_9b_ud_header(pkt, &u, 64) + 64;
+	assert_int_equal(hfi_pio_setup(h, 0, NULL, &sc), 0);
+	assert_int_equal(hfi_pio_send(sc, hfi_pbc(0, 0, (uint32_t)(len / 4 + 2)), pkt, len), 0);
+	hfi_pio_release(sc);
+	hfi_dev_close(h);
+}
+
 void
 pt_test_rx_errors(void **state)
 {
@@ -64,7 +86,8 @@ pt_test_rx_errors(void **state)
 
 	RTE_SET_USED(state);
 	a = probe_args("net_opa_vnic0,hfi=sw0,lid=1,vport=0,em=off");
-	b = probe_args("net_opa_vnic1,hfi=sw1,lid=2,vport=0,em=off");
+	/* mgmt=umad: no QP map, so a 9B packet reaches the PMD's contexts (context 0). */
+	b = probe_args("net_opa_vnic1,hfi=sw1,lid=2,vport=0,em=off,mgmt=umad");
 	c = probe_args("net_opa_vnic2,hfi=sw1,vport=1,vesw_id=2,em=off");
 	ports[0] = b;
 	ports[1] = c;
@@ -112,6 +135,19 @@ pt_test_rx_errors(void **state)
 	pt_inject(dev, pkt, pl, true);
 	assert_int_equal(pt_rx(ports, 2, NULL, NULL, 1, 300), 0);
 	assert_int_equal(rte_eth_dev_set_link_up(b), 0);
+	/* Not a 16B header the VNIC knows (L2 other than 16B): the HFI's header errors. */
+	fl = pt_frame_bytes(frame, b, NULL, a, 4, 100);
+	pl = pt_raw_pkt(pkt, 1, 0xffff, OPA_VNIC_L4_ETHR, frame, fl, 0, 0);
+	pkt[7] = (uint8_t)((pkt[7] & ~0x60) | (1 << 5));
+	pt_inject(dev, pkt, pl, true);
+	assert_int_equal(pt_rx(ports, 2, NULL, NULL, 1, 300), 0);
+	/* An RHF error of the chip (EccErr), on a good packet (the fault takes the next one). */
+	pl = pt_raw_pkt(pkt, 1, 0xffff, OPA_VNIC_L4_ETHR, frame, fl, 0, 0);
+	assert_int_equal(hfi_fault_rhf_ecc(dev, 1), 0);
+	pt_inject(dev, pkt, pl, true);
+	/* A 9B packet (another receive type) in a context of the PMD. */
+	send_9b(hfi_dev_lid(dev));
+	assert_int_equal(pt_rx(ports, 2, NULL, NULL, 1, 300), 0);
 	/* A P_Key outside the HFI's table never reaches the PMD: the HFI drops it. */
 	assert_int_equal(hfi_dev_port_counters(dev, &hc), 0);
 	pl = pt_raw_pkt(pkt, 1, 0x1234, OPA_VNIC_L4_ETHR, frame, fl, 0, 0);
@@ -122,7 +158,7 @@ pt_test_rx_errors(void **state)
 	assert_int_equal(hc.drops[HFI_DROP_PKEY], i + 1);
 
 	for (i = 0; i < RTE_DIM(counters); i++) {
-		uint64_t want = i < 9 ? 1 : 0;
+		uint64_t want = i < 12 ? 1 : 0;
 
 		if (pt_xstat(b, counters[i]) != want)
 			fail_msg("%s = %" PRIu64 ", expected %" PRIu64, counters[i],
@@ -133,7 +169,7 @@ pt_test_rx_errors(void **state)
 	assert_int_equal(pt_xstat(b, "rx_vnic_packets"), 5);
 	assert_int_equal(rte_eth_stats_get(b, &st), 0);
 	assert_int_equal(st.ipackets, 2);
-	assert_int_equal(st.ierrors, 8);
+	assert_int_equal(st.ierrors, 11);
 	assert_int_equal(st.imissed, 0);
 
 	/*

@@ -23,6 +23,13 @@ int hfi_fault_drop(struct hfi_dev *dev, unsigned int n);
 int hfi_fault_corrupt_icrc(struct hfi_dev *dev, unsigned int n);
 
 /*
+ * The next n packets this HFI writes into a receive context carry RHF
+ * EccErr (an uncorrectable error in the receive buffer), delivered as the
+ * chip delivers them: with the error bit, for software to drop.
+ */
+int hfi_fault_rhf_ecc(struct hfi_dev *dev, unsigned int n);
+
+/*
  * Halt SDMA engine `engine` with SDMA_ERR_HALT, as an engine error would:
  * at once if it is running; an engine that is not running (at reset, idle,
  * halted) halts the next time software starts it, by clean-up or enable:

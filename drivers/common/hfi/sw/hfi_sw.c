@@ -685,6 +685,8 @@ rx_place(struct hfi_sw *sw, unsigned int ctxt, const struct rx_pkt *p)
 
 	if (pl.buf != NULL)
 		memcpy(pl.buf, p->pkt + p->skip, len - p->skip);
+	if (take_fault(&sw->fault_ecc))
+		err |= RHF_ECC_ERR;
 	ent_dw = cx->entsize / 4;
 	if (sw->hdrq_hdr_dw + p->hdr_len / 4 + 2 > ent_dw)
 		err |= RHF_K_HDR_LEN_ERR;	/* the header does not fit: none is written */
@@ -1559,6 +1561,17 @@ hfi_fault_corrupt_icrc(struct hfi_dev *dev, unsigned int n)
 
 	if (rc == 0)
 		atomic_fetch_add(&sw->fault_icrc, n);
+	return rc;
+}
+
+int
+hfi_fault_rhf_ecc(struct hfi_dev *dev, unsigned int n)
+{
+	struct hfi_sw *sw;
+	int rc = fault_target(dev, &sw);
+
+	if (rc == 0)
+		atomic_fetch_add(&sw->fault_ecc, n);
 	return rc;
 }
 

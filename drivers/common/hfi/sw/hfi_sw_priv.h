@@ -135,6 +135,7 @@ struct hfi_sw {
 	uint64_t *rcvarray;
 	_Atomic uint32_t fault_drop;
 	_Atomic uint32_t fault_icrc;
+	_Atomic uint32_t fault_ecc;		/* received packets to flag EccErr */
 	uint32_t seen_link_gen;
 	enum hfi_link_state seen_link;
 	pthread_t thread;
