@@ -93,6 +93,7 @@ struct opa_vnic_counters {
 	uint64_t rx_nochunk;		/* no chunk to attach to, too long to copy */
 	uint64_t rx_copied;		/* delivered in a copy */
 	uint64_t rx_attached;		/* delivered zero-copy, attached to their chunk */
+	uint64_t rx_flushed;		/* received, discarded when their queue stopped */
 };
 
 /* The interface MAC lists (VEMA IfaceUcastMacs / IfaceMcastMacs). */

@@ -220,6 +220,19 @@ fail:
 	return rc;
 }
 
+unsigned int
+opa_vnic_egr_pending(struct opa_vnic_egr *e)
+{
+	struct hfi_rcv_pkt pkts[32];
+	unsigned int n, total = 0;
+
+	if (e->rcv == NULL)
+		return 0;
+	while ((n = hfi_rcv_poll(e->rcv, pkts, RTE_DIM(pkts))) > 0)
+		total += n;
+	return total;
+}
+
 void
 opa_vnic_egr_stop(struct opa_vnic_egr *e)
 {

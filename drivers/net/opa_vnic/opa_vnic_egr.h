@@ -88,6 +88,11 @@ unsigned int opa_vnic_chunks_free_count(const struct opa_vnic_chunks *ck);
 int opa_vnic_egr_start(struct opa_vnic_egr *e, struct hfi_dev *dev, unsigned int ctxt,
 		       const struct hfi_rcv_params *p, struct opa_vnic_chunks *ck);
 /* Release the context; chunks attached mbufs hold stay theirs. */
+/*
+ * Packets the HFI wrote into the context that nobody polled (read, not
+ * given back: for a context being stopped).
+ */
+unsigned int opa_vnic_egr_pending(struct opa_vnic_egr *e);
 void opa_vnic_egr_stop(struct opa_vnic_egr *e);
 
 /* Give back every slot the HFI has moved past, up to slot idx. */

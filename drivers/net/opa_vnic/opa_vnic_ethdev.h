@@ -151,6 +151,7 @@ struct opa_vnic_rxq_stats {
 	uint64_t nochunk;		/* no chunk to attach and too long to copy: dropped */
 	uint64_t copied;		/* delivered in a copy */
 	uint64_t attached;		/* delivered zero-copy, attached to its chunk */
+	uint64_t flushed;		/* received but discarded when the queue stopped */
 };
 
 struct opa_vnic_txq_stats {

@@ -253,11 +253,15 @@ opa_vnic_rxq_stop(struct opa_vnic_rxq *q)
 		OPA_VNIC_LOG(ERR, "%s: rx queue %u: the HFI had stopped receive context %u "
 			     "(status 0x%" PRIx64 ")", q->vp->name, q->qid, q->ctxt, status);
 	q->ovfl += opa_vnic_ctxt_overflows(dev, q->ctxt) - q->ovfl_start;
+	/* What the HFI wrote and nobody polled is lost with the context: counted. */
+	q->stats.flushed += opa_vnic_egr_pending(&q->egr);
 	opa_vnic_egr_stop(&q->egr);
 	hfi_dev_claim_ctxt(dev, q->ctxt);
 	opa_vnic_rxq_mbufs_free(q);
-	while (rte_ring_sc_dequeue(q->ring, &m) == 0)
+	while (rte_ring_sc_dequeue(q->ring, &m) == 0) {
 		rte_pktmbuf_free(m);
+		q->stats.flushed++;
+	}
 	rte_ring_free(q->ring);
 	q->ring = NULL;
 	/* Chunks that attached mbufs still hold outlive the queue. */

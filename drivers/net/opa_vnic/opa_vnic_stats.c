@@ -53,6 +53,7 @@ add_rxq(struct opa_vnic_counters *c, const struct opa_vnic_rxq_stats *s)
 	c->rx_nochunk += s->nochunk;
 	c->rx_copied += s->copied;
 	c->rx_attached += s->attached;
+	c->rx_flushed += s->flushed;
 }
 
 static void
@@ -248,6 +249,7 @@ static const struct xstat_def xstats[] = {
 	XS("rx_nochunk_dropped", rx_nochunk),
 	XS("rx_copied_packets", rx_copied),
 	XS("rx_attached_packets", rx_attached),
+	XS("rx_flushed_packets", rx_flushed),
 };
 
 /* Per rx queue: how frames left the eager chunks. */
@@ -258,6 +260,7 @@ static const struct {
 	{ "rx_q%u_copied_packets", offsetof(struct opa_vnic_rxq_stats, copied) },
 	{ "rx_q%u_attached_packets", offsetof(struct opa_vnic_rxq_stats, attached) },
 	{ "rx_q%u_nochunk_dropped", offsetof(struct opa_vnic_rxq_stats, nochunk) },
+	{ "rx_q%u_flushed_packets", offsetof(struct opa_vnic_rxq_stats, flushed) },
 };
 
 static unsigned int
