@@ -126,12 +126,12 @@ pt_frame(struct rte_mempool *mp, const struct rte_ether_addr *dst, uint16_t src_
 	struct rte_ether_hdr *eth;
 	struct rte_ipv4_hdr *ip;
 	struct rte_udp_hdr *udp;
-	struct pt_payload *p;
+	struct pt_payload pl;
 	uint8_t *b;
 	unsigned int i;
 
 	assert_non_null(m);
-	assert_true(len >= PT_HDR_LEN + sizeof(*p));
+	assert_true(len >= PT_HDR_LEN + sizeof(pl));
 	b = (uint8_t *)rte_pktmbuf_append(m, len);
 	assert_non_null(b);
 	eth = (struct rte_ether_hdr *)b;
@@ -152,13 +152,14 @@ pt_frame(struct rte_mempool *mp, const struct rte_ether_addr *dst, uint16_t src_
 	udp->dst_port = rte_cpu_to_be_16(4789);
 	udp->dgram_len = rte_cpu_to_be_16((uint16_t)(len - 34));
 	udp->dgram_cksum = 0;
-	p = (struct pt_payload *)(udp + 1);
-	p->magic = PT_MAGIC;
-	p->src_port = src_port;
-	p->kind = (uint8_t)kind;
-	p->rsvd = 0;
-	p->seq = seq;
-	for (i = PT_HDR_LEN + sizeof(*p); i < len; i++)
+	/* The payload sits at offset 42 of the frame: not aligned for the struct. */
+	pl.magic = PT_MAGIC;
+	pl.src_port = src_port;
+	pl.kind = (uint8_t)kind;
+	pl.rsvd = 0;
+	pl.seq = seq;
+	memcpy(udp + 1, &pl, sizeof(pl));
+	for (i = PT_HDR_LEN + sizeof(pl); i < len; i++)
 		b[i] = pattern(seq, i);
 	return m;
 }

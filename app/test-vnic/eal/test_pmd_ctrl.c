@@ -630,23 +630,38 @@ struct rogue {
 	pthread_t tid;
 };
 
-/* Get ClassPortInfo as fast as the fabric takes them. */
+/*
+ * Get ClassPortInfo at ROGUE_RATE, a hundred times what the agent takes from
+ * this source: a flood, yet one a sanitizer build of the agent can read, so
+ * that an EM's request still finds room in the receive context now and then.
+ */
+#define ROGUE_RATE	20000	/* MADs per second */
+#define ROGUE_BURST	200
+
 static void *
 rogue_main(void *arg)
 {
 	struct rogue *r = arg;
 	struct hfi_mad_addr to = { .lid = r->lid, .qpn = HFI_QP1, .qkey = HFI_GSI_QKEY }, from;
 	uint8_t req[VEMA_MAD_SIZE] = { 0 }, resp[VEMA_MAD_SIZE];
+	uint64_t next = rte_get_timer_cycles();
+	unsigned int i;
 	size_t len;
 
 	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
-		vema_mad_header(req, VEMA_METHOD_GET, 0xbad0000000000000ull + r->sent,
-				VEMA_ATTR_CLASS_PORT_INFO, 0);
-		if (hfi_mad_send(r->dev, &to, req, sizeof(req)) == 0)
-			r->sent++;
+		for (i = 0; i < ROGUE_BURST; i++) {
+			vema_mad_header(req, VEMA_METHOD_GET, 0xbad0000000000000ull + r->sent,
+					VEMA_ATTR_CLASS_PORT_INFO, 0);
+			if (hfi_mad_send(r->dev, &to, req, sizeof(req)) == 0)
+				r->sent++;
+		}
 		/* Answers are read so that its own ring never blocks anything. */
 		while (hfi_mad_recv(r->dev, &from, resp, &len, 0) == 0)
 			;
+		next += rte_get_timer_hz() * ROGUE_BURST / ROGUE_RATE;
+		while (rte_get_timer_cycles() < next &&
+		       !__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE))
+			rte_delay_us_sleep(1000);
 	}
 	return NULL;
 }
@@ -695,7 +710,8 @@ pt_test_em_flood(void **state)
 	FILE *f;
 
 	RTE_SET_USED(state);
-	port_probe(&a, "net_opa_vnic0,hfi=sw0,lid=1,vport=0,em=external");
+	/* A low limit, so that even a slow (sanitized) agent sees the rogue go over it. */
+	port_probe(&a, "net_opa_vnic0,hfi=sw0,lid=1,vport=0,em=external,mad_rate=200");
 	assert_int_equal(pt_port_setup(a.id, 1, 1, pt_mp, 0), 0);
 	hfi_dev_params_init(&p);
 	p.role = HFI_ROLE_MGMT;

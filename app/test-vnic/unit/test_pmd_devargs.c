@@ -242,6 +242,7 @@ test_ranges(void **state)
 		  "name of 1..19 characters" },
 		{ "umad_ca=mlx5_0", "umad_ca: the umad device is for mgmt=umad" },
 		{ "umad_port=2", "umad_port: the umad device is for mgmt=umad" },
+		{ "mad_rate=1000001", "mad_rate=1000001: expected MADs per second per source LID" },
 	};
 	char args[192];
 	unsigned int i;

@@ -47,9 +47,6 @@
  */
 #define CTRL_MAD_BATCHES	4
 #define CTRL_SMP_BUDGET		64
-/* Per-source limit: an EM configuring every vport stays far below it. */
-#define CTRL_SRC_RATE		4000	/* MADs per second per LID */
-#define CTRL_SRC_BURST		1024
 #define CTRL_LOG_INTERVAL_NS	1000000000ull
 #define CTRL_ADD_TIMEOUT_S	10	/* a probe waits this long for the control thread */
 #define CTRL_OPA_PORT		1	/* an HFI has one OPA port */
@@ -503,8 +500,8 @@ ctrl_log_rate_limited(struct opa_vnic_ctrl *c, const struct vema_agent_stats *st
 	if (c->rate_log_ns != 0 && now - c->rate_log_ns < CTRL_LOG_INTERVAL_NS)
 		return;
 	OPA_VNIC_LOG(WARNING, "%s: %" PRIu64 " MADs dropped over the limit of %u per second "
-		     "from one LID (%" PRIu64 " in all)", c->hfi->name,
-		     st->drop_rate_limited - c->rate_logged, CTRL_SRC_RATE,
+		     "from one LID (%" PRIu64 " in all; devarg mad_rate)", c->hfi->name,
+		     st->drop_rate_limited - c->rate_logged, c->hfi->open_args.mad_rate,
 		     st->drop_rate_limited);
 	c->rate_logged = st->drop_rate_limited;
 	c->rate_log_ns = now;
@@ -747,8 +744,9 @@ ctrl_agent_create(struct opa_vnic_ctrl *c, char *err, size_t errlen)
 		.ops = &ctrl_vport_ops,
 		.ops_ctx = c,
 		.transport = &c->transport,
-		.src_rate = CTRL_SRC_RATE,
-		.src_burst = CTRL_SRC_BURST,
+		/* Bursts of a quarter second's worth: an EM's sweep comes in bursts. */
+		.src_rate = c->hfi->open_args.mad_rate,
+		.src_burst = c->hfi->open_args.mad_rate / 4 + 1,
 	};
 	int rc;
 

@@ -134,6 +134,8 @@ key_rx_chunk_size(const char *key, const char *val, struct opa_vnic_devargs *da,
 	return 0;
 }
 UINT_KEY(key_umad_port, umad_port, 1, 255, "a port number in 1..255")
+UINT_KEY(key_mad_rate, mad_rate, 0, OPA_VNIC_MAD_RATE_MAX,
+	 "MADs per second per source LID, 0..1000000 (0: no limit)")
 UINT_KEY(key_def_port_mask, def_port_mask, 0, 0xffff, "a 16-bit mask in 0..0xffff")
 UINT_KEY(key_sc, sc, 0, OPA_VNIC_SC_MASK, "an SC in 0..31")
 UINT_KEY(key_vl, vl, 0, OPA_VNIC_VL_MASK, "a VL in 0..15")
@@ -351,6 +353,7 @@ static const struct key_def keys[] = {
 	{ "mgmt", "chip|umad", key_mgmt, OPA_VNIC_DA_MGMT },
 	{ "umad_ca", "<IB device name>", key_umad_ca, OPA_VNIC_DA_UMAD_CA },
 	{ "umad_port", "<1..255>", key_umad_port, OPA_VNIC_DA_UMAD_PORT },
+	{ "mad_rate", "<0..1000000>", key_mad_rate, OPA_VNIC_DA_MAD_RATE },
 	{ "vesw_id", "<1..4095>", key_vesw_id, OPA_VNIC_DA_VESW_ID },
 	{ "fabric_id", "<0..1023>", key_fabric_id, OPA_VNIC_DA_FABRIC_ID },
 	{ "pkey", "<P_Key>", key_pkey, OPA_VNIC_DA_PKEY },
@@ -390,6 +393,7 @@ devargs_defaults(struct opa_vnic_devargs *da)
 	da->rx_copy_max = OPA_VNIC_RX_COPY_MAX_DEFAULT;
 	da->rx_chunk_size = OPA_VNIC_CHUNK_SIZE_DEFAULT;
 	da->umad_port = 1;
+	da->mad_rate = OPA_VNIC_MAD_RATE_DEFAULT;
 }
 
 static int

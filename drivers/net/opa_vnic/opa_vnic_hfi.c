@@ -350,6 +350,9 @@ check_hfi_args(const struct opa_vnic_hfi *hfi, const struct opa_vnic_devargs *da
 	else if ((da->given & OPA_VNIC_DA_UMAD_PORT) && da->umad_port != o->umad_port)
 		snprintf(err, errlen, "umad_port=%u conflicts with umad_port=%u of hfi=%s (opened "
 			 "by %s)", da->umad_port, o->umad_port, hfi->name, hfi->opened_by);
+	else if ((da->given & OPA_VNIC_DA_MAD_RATE) && da->mad_rate != o->mad_rate)
+		snprintf(err, errlen, "mad_rate=%u conflicts with mad_rate=%u of hfi=%s (opened by "
+			 "%s)", da->mad_rate, o->mad_rate, hfi->name, hfi->opened_by);
 	else if (da->em != o->em)
 		/* One agent per HFI port serves all of its vports, or none does. */
 		snprintf(err, errlen, "em=%s conflicts with em=%s of hfi=%s (opened by %s)",
