@@ -235,8 +235,12 @@ dr_step(struct smp_trip *t, struct hfi_smp *smp, uint8_t in_port)
 		return at_switch(t, in_port);
 	case HFI_SMP_DR_PORT:
 		t->a.dlid = HFI_9B_LID_PERMISSIVE;
+		t->a.slid = HFI_9B_LID_PERMISSIVE;
 		return to_end_port(t, out - 1, true);
 	case HFI_SMP_DR_LID:
+		/* the LID-routed part leaves from the switch */
+		t->a.slid = hfi_switch_lid(fab_sw(t->fab)) != 0 ? hfi_switch_lid(fab_sw(t->fab)) :
+			    HFI_9B_LID_PERMISSIVE;
 		return by_lid(t, smp->hdr.status & HFI_SMP_STATUS_DIRECTION ?
 			      smp->route.dr_slid : smp->route.dr_dlid, 0);
 	default:
@@ -278,7 +282,7 @@ at_switch(struct smp_trip *t, uint8_t in_port)
 	fab_count_ctr(ctr, FAB_CTR(tx_mads), 1);
 	t->len = out_len;
 	t->a.dlid = t->a.slid;
-	t->a.slid = t->src.lid;
+	t->a.slid = smp.dr ? HFI_9B_LID_PERMISSIVE : t->src.lid;
 	fab_capture_mad(fab, &t->a, t->mad, t->len);
 	if (!smp.dr)
 		return by_lid(t, t->a.dlid, 0);
@@ -307,9 +311,9 @@ from_port(struct smp_trip *t, int src_slot)
 		at_switch(t, in_port);
 		return 0;
 	}
-	if (lid_permissive(t->a.slid))
-		t->a.slid = HFI_9B_LID_PERMISSIVE;
 	if (lid_permissive(t->a.dlid)) {
+		/* The directed part of a route: LRH LIDs permissive both (IBA 14.2.2.1). */
+		t->a.slid = HFI_9B_LID_PERMISSIVE;
 		/*
 		 * Onto the link to the switch: the sender's MAD layer step (the MAD
 		 * channel stands for it; a packet that had it applied is unchanged).
