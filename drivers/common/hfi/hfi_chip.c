@@ -22,6 +22,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "hfi_16b.h"
+#include "hfi_9b.h"
 #include "hfi_chip.h"
 #include "hfi_rcv.h"
 
@@ -889,6 +891,45 @@ hfi_chip_set_sc_to_vlt(struct hfi_dev *dev, const uint8_t map[32])
 			v |= (uint64_t)(map[i * 8 + b] & 0x1f) << (8 * b);
 		hfi_csr_write(dev, SEND_SC2VLT0 + 8 * i, v);
 	}
+	return 0;
+}
+
+/*
+ * hfi1 set_lidlmc(): the port's DLID check (DCC_CFG_PORT_CONFIG1 target
+ * DLID and DLID mask) and the SLID every send context and SDMA engine may
+ * send with (value and mask), as hfi1 writes them; a LID a 9B header cannot
+ * carry is programmed as 0, as hfi1 does.
+ */
+int
+hfi_chip_set_lid(struct hfi_dev *dev, uint32_t lid, uint8_t lmc)
+{
+	uint32_t mask = ~((UINT32_C(1) << (lmc & 0x7)) - 1), lid16, i;
+	uint64_t c1, ctxt_slid, sdma_slid;
+
+	if (lid == 0 || lid > HFI_LID_UCAST_MAX || lmc > 7)
+		return hfi_set_error(-EINVAL, "%s: LID 0x%x LMC %u: expected a unicast LID "
+				     "(1..0x%x) and an LMC of 0..7", dev->name, lid, lmc,
+				     HFI_LID_UCAST_MAX);
+	lid16 = lid >= HFI_9B_MCAST_BASE ? 0 : lid;
+	c1 = hfi_csr_read(dev, DCC_CFG_PORT_CONFIG1);
+	c1 &= ~((DCC_CFG_PORT_CONFIG1_TARGET_DLID_MASK << DCC_CFG_PORT_CONFIG1_TARGET_DLID_SHIFT) |
+		(DCC_CFG_PORT_CONFIG1_DLID_MASK_MASK << DCC_CFG_PORT_CONFIG1_DLID_MASK_SHIFT));
+	c1 |= ((uint64_t)lid16 & DCC_CFG_PORT_CONFIG1_TARGET_DLID_MASK) <<
+		DCC_CFG_PORT_CONFIG1_TARGET_DLID_SHIFT |
+	      ((uint64_t)mask & DCC_CFG_PORT_CONFIG1_DLID_MASK_MASK) <<
+		DCC_CFG_PORT_CONFIG1_DLID_MASK_SHIFT;
+	hfi_csr_write(dev, DCC_CFG_PORT_CONFIG1, c1);
+	ctxt_slid = ((uint64_t)mask & SEND_CTXT_CHECK_SLID_MASK) << SEND_CTXT_CHECK_SLID_MASK_SHIFT |
+		    ((uint64_t)(lid16 & mask) & SEND_CTXT_CHECK_SLID_MASK) <<
+		    SEND_CTXT_CHECK_SLID_VALUE_SHIFT;
+	for (i = 0; i < hfi_dev_num_send_ctxts(dev); i++)
+		hfi_csr_write(dev, SEND_CTXT_CSR(i, SEND_CTXT_CHECK_SLID), ctxt_slid);
+	/* sdma_update_lmc() */
+	sdma_slid = ((uint64_t)mask & SEND_DMA_CHECK_SLID_MASK) << SEND_DMA_CHECK_SLID_MASK_SHIFT |
+		    ((uint64_t)(lid16 & mask) & SEND_DMA_CHECK_SLID_MASK) <<
+		    SEND_DMA_CHECK_SLID_VALUE_SHIFT;
+	for (i = 0; i < hfi_dev_num_sdma(dev); i++)
+		hfi_csr_write(dev, SEND_DMA_CSR(i, SEND_DMA_CHECK_SLID), sdma_slid);
 	return 0;
 }
 

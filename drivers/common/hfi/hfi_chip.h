@@ -135,6 +135,16 @@ uint32_t hfi_chip_physical_state(struct hfi_dev *dev);
  * SEND_SC2VLT0..3, one byte per SC; VL15 for SCs other than 15 already filtered).
  */
 int hfi_chip_set_sc_to_vlt(struct hfi_dev *dev, const uint8_t map[32]);
+/*
+ * The LID and LMC the SM set (hfi1 set_lidlmc): DCC_CFG_PORT_CONFIG1's
+ * target DLID and DLID mask, SEND_CTXT_CHECK_SLID of every send context and
+ * SEND_DMA_CHECK_SLID of every SDMA engine (SLID value and mask). A LID of
+ * 0xc000 or more is written as 0 (a 9B header cannot carry it), as hfi1
+ * does. On a software fabric run by a subnet manager the port's LID then
+ * becomes the one written. -EINVAL for a LID that is not unicast or an LMC
+ * above 7.
+ */
+int hfi_chip_set_lid(struct hfi_dev *dev, uint32_t lid, uint8_t lmc);
 
 /* The logical link state (read_logical_state), HFI_LSTATE_*. */
 uint32_t hfi_chip_logical_state(struct hfi_dev *dev);

@@ -65,6 +65,18 @@ int hfi_mad_send(struct hfi_dev *dev, const struct hfi_mad_addr *to, const void 
 int hfi_mad_recv(struct hfi_dev *dev, struct hfi_mad_addr *from, void *buf, size_t *len,
 		 int timeout_ms);
 
+/*
+ * The LID of this port, as the subnet manager set it through the SMA of
+ * whoever owns the MAD channel (a port with no chip to write
+ * DCC_CFG_PORT_CONFIG1, such as a management port): from now on MADs and
+ * packets for the old LID no longer reach it, those for the new one do.
+ * Only on a fabric run by a subnet manager (sm_managed; -EPERM otherwise: its
+ * LIDs are the fabric's). A port that had the LID since it attached moves to
+ * a spare one; -EADDRINUSE when another port's owner set it, -EINVAL for a
+ * LID that is not unicast (1..0xefffff), -ENOTSUP on hardware.
+ */
+int hfi_mad_set_lid(struct hfi_dev *dev, uint32_t lid);
+
 /* The descriptor to poll for incoming MADs (same as hfi_dev_event_fd()). */
 static inline int
 hfi_mad_fd(const struct hfi_dev *dev)

@@ -194,6 +194,39 @@ static const struct hfi_smp_field psi_fields[] = {
 const struct hfi_smp_layout hfi_smp_layout_port_state_info =
 	LAYOUT("PortStateInfo", HFI_SMP_PSI_SIZE, psi_fields);
 
+/* opa-fm stl_sm_types.h STL_SWITCH_INFO (packed) */
+#define SI(m, off, kind, cnt) F(hfi_smp_switch_info, m, off, kind, cnt)
+static const struct hfi_smp_field switch_info_fields[] = {
+	SI(linear_fdb_cap, 0, U32, 1),
+	SI(port_group_fdb_cap, 4, U32, 1),
+	SI(multicast_fdb_cap, 8, U32, 1),
+	SI(linear_fdb_top, 12, U32, 1),
+	SI(multicast_fdb_top, 16, U32, 1),
+	SI(collective_cap, 20, U32, 1),
+	SI(collective_top, 24, U32, 1),
+	SI(reserved, 28, U32, 1),
+	SI(ipaddr_ipv6, 32, BYTES, 16),
+	SI(ipaddr_ipv4, 48, BYTES, 4),
+	SI(reserved26, 52, U32, 1),
+	SI(reserved27, 56, U32, 1),
+	SI(reserved28, 60, U32, 1),
+	SI(reserved21, 64, BYTES, 3),
+	SI(lifetime_psc, 67, U8, 1),
+	SI(reserved24, 68, U16, 1),
+	SI(partition_enforcement_cap, 70, U16, 1),
+	SI(port_group_cap, 72, U8, 1),
+	SI(port_group_top, 73, U8, 1),
+	SI(routing_mode_supported, 74, U8, 1),
+	SI(routing_mode_enabled, 75, U8, 1),
+	SI(enhanced_port0, 76, U8, 1),
+	SI(multicollect_mask, 77, U8, 1),
+	SI(adaptive_routing, 78, U16, 1),
+	SI(capability_mask, 80, U16, 1),
+	SI(capability_mask_collectives, 82, U16, 1),
+};
+const struct hfi_smp_layout hfi_smp_layout_switch_info =
+	LAYOUT("SwitchInfo", HFI_SMP_SWITCH_INFO_SIZE, switch_info_fields);
+
 /* One P_Key block: OPA_PARTITION_TABLE_BLK_SIZE big-endian P_Keys */
 static const struct hfi_smp_field pkey_fields[] = {
 	F(hfi_smp_pkey_block, pkey, 0, U16, HFI_SMP_PKEY_BLOCK_ENTRIES),
@@ -465,6 +498,99 @@ hfi_smp_dr_reply(struct hfi_smp *smp, uint8_t port)
 	return ptr == 0 ? 0 : -EPROTO;
 }
 
+int
+hfi_smp_dr_leave(struct hfi_smp *smp, uint8_t port)
+{
+	struct hfi_smp_dr *r = &smp->route;
+	uint8_t ptr = smp->hdr.hop_ptr, cnt = smp->hdr.hop_cnt;
+
+	if (cnt >= HFI_SMP_MAX_HOPS)
+		return -EPROTO;
+	if (!(smp->hdr.status & HFI_SMP_STATUS_DIRECTION)) {
+		/* C14-9:1: onto the first hop, which leaves by this port */
+		if (cnt > 0 && ptr == 0) {
+			smp->hdr.hop_ptr = 1;
+			return r->initial_path[1] == port ? 0 : -EPROTO;
+		}
+		return 0;
+	}
+	/* C14-13:1: a reply still at the end of its path steps back */
+	if (cnt > 0 && ptr == cnt + 1) {
+		smp->hdr.hop_ptr--;
+		return r->return_path[smp->hdr.hop_ptr] == port ? 0 : -EPROTO;
+	}
+	return 0;
+}
+
+/* A port of the switch to leave by: 1..nports (port 0 is the switch itself). */
+static enum hfi_smp_dr_where
+dr_egress(uint8_t port, unsigned int nports, uint8_t *out_port)
+{
+	if (port == 0 || port > nports)
+		return HFI_SMP_DR_DROP;
+	*out_port = port;
+	return HFI_SMP_DR_PORT;
+}
+
+/*
+ * smi.c's switch side: __smi_handle_dr_smp_recv(), smi_check_forward_dr_smp()
+ * and __smi_handle_dr_smp_send() with is_switch set, as one step from the
+ * port the SMP came in on to where it goes.
+ */
+enum hfi_smp_dr_where
+hfi_smp_dr_switch(struct hfi_smp *smp, uint8_t in_port, unsigned int nports, uint8_t *out_port)
+{
+	struct hfi_smp_dr *r = &smp->route;
+	uint8_t *ptr = &smp->hdr.hop_ptr, cnt = smp->hdr.hop_cnt;
+
+	if (cnt >= HFI_SMP_MAX_HOPS)
+		return HFI_SMP_DR_DROP;
+	if (!(smp->hdr.status & HFI_SMP_STATUS_DIRECTION)) {
+		/* C14-9:1: it reached this switch LID-routed; the directed part starts here */
+		if (*ptr == 0 && cnt > 0) {
+			*ptr = 1;
+			return dr_egress(r->initial_path[1], nports, out_port);
+		}
+		/* C14-9:2: an intermediate hop: note where it came from, go on */
+		if (*ptr > 0 && *ptr < cnt) {
+			if (in_port == 0)
+				return HFI_SMP_DR_DROP;
+			r->return_path[*ptr] = in_port;
+			(*ptr)++;
+			return dr_egress(r->initial_path[*ptr], nports, out_port);
+		}
+		/* C14-9:3: the end of the directed part */
+		if (*ptr == cnt) {
+			if (cnt > 0) {
+				if (in_port == 0)
+					return HFI_SMP_DR_DROP;
+				r->return_path[*ptr] = in_port;
+			}
+			(*ptr)++;
+			return r->dr_dlid == HFI_SMP_LID_PERMISSIVE ? HFI_SMP_DR_SMA : HFI_SMP_DR_LID;
+		}
+		/* C14-9:4: LID-routed here after the directed part; C14-9:5: drop */
+		return *ptr == cnt + 1 ? HFI_SMP_DR_SMA : HFI_SMP_DR_DROP;
+	}
+	/* C14-13:1: this switch's SMA answers at the end of the path */
+	if (cnt > 0 && *ptr == cnt + 1) {
+		(*ptr)--;
+		return dr_egress(r->return_path[*ptr], nports, out_port);
+	}
+	/* C14-13:2: an intermediate hop back */
+	if (*ptr >= 2 && *ptr <= cnt) {
+		(*ptr)--;
+		return dr_egress(r->return_path[*ptr], nports, out_port);
+	}
+	/* C14-13:3: the start of the directed part: on to a LID-routed requester */
+	if (*ptr == 1) {
+		(*ptr)--;
+		return r->dr_slid != HFI_SMP_LID_PERMISSIVE ? HFI_SMP_DR_LID : HFI_SMP_DR_DROP;
+	}
+	/* C14-13:4: for an SM on this switch, which has none; C14-13:5 */
+	return HFI_SMP_DR_DROP;
+}
+
 static const uint16_t mtu_sizes[] = {
 	[HFI_SMP_MTU_0] = 0, [HFI_SMP_MTU_256] = 256, [HFI_SMP_MTU_512] = 512,
 	[HFI_SMP_MTU_1024] = 1024, [HFI_SMP_MTU_2048] = 2048, [HFI_SMP_MTU_4096] = 4096,
@@ -498,14 +624,18 @@ hfi_smp_attr_name(uint16_t attr_id)
 		{ HFI_SMP_ATTR_NOTICE, "Notice" },
 		{ HFI_SMP_ATTR_NODE_DESC, "NodeDescription" },
 		{ HFI_SMP_ATTR_NODE_INFO, "NodeInfo" },
+		{ HFI_SMP_ATTR_SWITCH_INFO, "SwitchInfo" },
 		{ HFI_SMP_ATTR_PORT_INFO, "PortInfo" },
 		{ HFI_SMP_ATTR_PKEY_TABLE, "P_KeyTable" },
 		{ HFI_SMP_ATTR_SL_TO_SC, "SLtoSCMappingTable" },
 		{ HFI_SMP_ATTR_VL_ARB, "VLArbitrationTable" },
+		{ HFI_SMP_ATTR_LFT, "LinearForwardingTable" },
+		{ HFI_SMP_ATTR_MFT, "MulticastForwardingTable" },
 		{ HFI_SMP_ATTR_SM_INFO, "SMInfo" },
 		{ HFI_SMP_ATTR_LED_INFO, "LedInfo" },
 		{ HFI_SMP_ATTR_CABLE_INFO, "CableInfo" },
 		{ HFI_SMP_ATTR_AGGREGATE, "Aggregate" },
+		{ HFI_SMP_ATTR_SC_TO_SC, "SCtoSCMappingTable" },
 		{ HFI_SMP_ATTR_SC_TO_SL, "SCtoSLMappingTable" },
 		{ HFI_SMP_ATTR_SC_TO_VLR, "SCtoVLrMappingTable" },
 		{ HFI_SMP_ATTR_SC_TO_VLT, "SCtoVLtMappingTable" },

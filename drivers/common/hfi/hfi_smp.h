@@ -80,14 +80,18 @@
 #define HFI_SMP_ATTR_NOTICE		0x0002
 #define HFI_SMP_ATTR_NODE_DESC		0x0010
 #define HFI_SMP_ATTR_NODE_INFO		0x0011
+#define HFI_SMP_ATTR_SWITCH_INFO	0x0012
 #define HFI_SMP_ATTR_PORT_INFO		0x0015
 #define HFI_SMP_ATTR_PKEY_TABLE		0x0016
 #define HFI_SMP_ATTR_SL_TO_SC		0x0017
 #define HFI_SMP_ATTR_VL_ARB		0x0018
+#define HFI_SMP_ATTR_LFT		0x0019	/* LinearForwardingTable */
+#define HFI_SMP_ATTR_MFT		0x001b	/* MulticastForwardingTable */
 #define HFI_SMP_ATTR_SM_INFO		0x0020
 #define HFI_SMP_ATTR_LED_INFO		0x0031
 #define HFI_SMP_ATTR_CABLE_INFO		0x0032
 #define HFI_SMP_ATTR_AGGREGATE		0x0080
+#define HFI_SMP_ATTR_SC_TO_SC		0x0081
 #define HFI_SMP_ATTR_SC_TO_SL		0x0082
 #define HFI_SMP_ATTR_SC_TO_VLR		0x0083
 #define HFI_SMP_ATTR_SC_TO_VLT		0x0084
@@ -114,6 +118,27 @@
 #define HFI_SMP_NOTICE_SIZE		96	/* struct opa_mad_notice_attr */
 #define HFI_SMP_MAX_VLS			32	/* OPA_MAX_VLS */
 #define HFI_SMP_MAX_SCS			32
+#define HFI_SMP_SWITCH_INFO_SIZE	84	/* STL_SWITCH_INFO (opa-fm stl_sm_types.h) */
+#define HFI_SMP_LFT_BLOCK_SIZE		64	/* MAX_LFT_ELEMENTS_BLOCK: one port byte a LID */
+#define HFI_SMP_MFT_BLOCK_ENTRIES	8	/* STL_NUM_MFT_ELEMENTS_BLOCK: 64-bit port masks */
+#define HFI_SMP_MFT_BLOCK_SIZE		(HFI_SMP_MFT_BLOCK_ENTRIES * 8)
+#define HFI_SMP_LFT_PORT_NONE		0xff	/* an LFT entry with no egress port */
+
+/* NodeInfo.NodeType (ib_smi.h, opa-fm NI_TYPE_*) */
+#define HFI_SMP_NODE_TYPE_CA		1
+#define HFI_SMP_NODE_TYPE_SWITCH	2
+/* PortInfo.PortNeighborMode.NeighborNodeType (STL_NEIGH_NODE_TYPE_*) */
+#define HFI_SMP_NEIGH_NODE_TYPE_HFI	0
+#define HFI_SMP_NEIGH_NODE_TYPE_SWITCH	1
+
+/* SwitchInfo fields packed in bytes (opa-fm STL_SWITCH_INFO bit fields, MSB first) */
+#define HFI_SMP_SI_LIFETIME_SHIFT	3	/* u1: LifeTimeValue, 5 bits */
+#define HFI_SMP_SI_PORT_STATE_CHANGE	0x04	/* u1: PortStateChange, written 1 to clear */
+#define HFI_SMP_SI_ENHANCED_PORT0	0x08	/* u2 */
+#define HFI_SMP_SI_MCAST_MASK_MASK	0x07	/* MultiCollectMask.MulticastMask */
+#define HFI_SMP_SI_COLL_MASK_SHIFT	3	/* MultiCollectMask.CollectiveMask, 3 bits */
+#define HFI_SMP_ROUTE_NOP		0	/* STL_ROUTE_* */
+#define HFI_SMP_ROUTE_LINEAR		1
 
 /* PortInfo values and masks (opa_port_info.h) */
 #define HFI_SMP_PI_MKEY_PROT_MASK	0xc0
@@ -233,6 +258,66 @@ static inline uint32_t
 hfi_smp_am_agg_count(uint32_t am)	/* Aggregate: number of segments */
 {
 	return am & 0xff;
+}
+
+static inline uint32_t
+hfi_smp_am_port(uint32_t am)		/* a switch's port number, bits 7..0 */
+{
+	return am & 0xff;
+}
+
+static inline bool
+hfi_smp_am_all(uint32_t am)		/* Set: all ports (blocks) from the one named */
+{
+	return (am >> 8) & 1;
+}
+
+static inline uint32_t
+hfi_smp_am_pkey_port(uint32_t am)	/* P_KeyTable of a switch: port, bits 23..16 */
+{
+	return (am >> 16) & 0xff;
+}
+
+static inline uint32_t
+hfi_smp_am_lft_block(uint32_t am)	/* LinearForwardingTable: block, 18 bits */
+{
+	return am & 0x3ffff;
+}
+
+static inline bool
+hfi_smp_am_lft_all(uint32_t am)
+{
+	return (am >> 18) & 1;
+}
+
+static inline uint32_t
+hfi_smp_am_mft_block(uint32_t am)	/* MulticastForwardingTable: block, 20 bits */
+{
+	return am & 0xfffff;
+}
+
+static inline bool
+hfi_smp_am_mft_all(uint32_t am)
+{
+	return (am >> 20) & 1;
+}
+
+static inline uint32_t
+hfi_smp_am_mft_position(uint32_t am)	/* which 64 ports of the 256-bit mask */
+{
+	return (am >> 22) & 0x3;
+}
+
+static inline uint32_t
+hfi_smp_am_scsc_egress(uint32_t am)	/* SC-to-SC: egress port, bits 7..0 */
+{
+	return am & 0xff;
+}
+
+static inline uint32_t
+hfi_smp_am_scsc_ingress(uint32_t am)	/* SC-to-SC: ingress port, bits 15..8 */
+{
+	return (am >> 8) & 0xff;
 }
 
 /* ---- Host structs (native byte order, reserved bytes kept) ---- */
@@ -377,6 +462,36 @@ struct hfi_smp_port_info {
 	uint8_t reserved13;
 };
 
+/* opa-fm stl_sm_types.h STL_SWITCH_INFO (the bit fields as bytes, see HFI_SMP_SI_*) */
+struct hfi_smp_switch_info {
+	uint32_t linear_fdb_cap;
+	uint32_t port_group_fdb_cap;
+	uint32_t multicast_fdb_cap;
+	uint32_t linear_fdb_top;
+	uint32_t multicast_fdb_top;
+	uint32_t collective_cap;
+	uint32_t collective_top;
+	uint32_t reserved;
+	uint8_t ipaddr_ipv6[16];
+	uint8_t ipaddr_ipv4[4];
+	uint32_t reserved26;
+	uint32_t reserved27;
+	uint32_t reserved28;
+	uint8_t reserved21[3];
+	uint8_t lifetime_psc;		/* LifeTimeValue:5, PortStateChange:1, 2 reserved */
+	uint16_t reserved24;
+	uint16_t partition_enforcement_cap;
+	uint8_t port_group_cap;
+	uint8_t port_group_top;
+	uint8_t routing_mode_supported;
+	uint8_t routing_mode_enabled;
+	uint8_t enhanced_port0;		/* 4 reserved, EnhancedPort0:1, 3 reserved */
+	uint8_t multicollect_mask;	/* 2 reserved, CollectiveMask:3, MulticastMask:3 */
+	uint16_t adaptive_routing;
+	uint16_t capability_mask;
+	uint16_t capability_mask_collectives;
+};
+
 struct hfi_smp_port_state_info {
 	struct hfi_smp_port_states port_states;
 	uint16_t lwd_tx_active;
@@ -475,6 +590,7 @@ extern const struct hfi_smp_layout hfi_smp_layout_node_info;
 extern const struct hfi_smp_layout hfi_smp_layout_ib_node_info;
 extern const struct hfi_smp_layout hfi_smp_layout_port_info;
 extern const struct hfi_smp_layout hfi_smp_layout_port_state_info;
+extern const struct hfi_smp_layout hfi_smp_layout_switch_info;
 extern const struct hfi_smp_layout hfi_smp_layout_pkey_block;
 extern const struct hfi_smp_layout hfi_smp_layout_buffer_control;
 extern const struct hfi_smp_layout hfi_smp_layout_led_info;
@@ -530,6 +646,40 @@ size_t hfi_smp_data_size(const struct hfi_smp *smp);
  */
 int hfi_smp_dr_recv(struct hfi_smp *smp, uint8_t port);
 int hfi_smp_dr_reply(struct hfi_smp *smp, uint8_t port);
+
+/*
+ * What the MAD layer of the sending end node does as an SMP leaves its
+ * port (smi.c __smi_handle_dr_smp_send() for a device that is not a
+ * switch): an outgoing SMP with hop pointer 0 and a path steps onto hop 1,
+ * which must be this port (C14-9:1); a reply still at hop count + 1 steps
+ * back (C14-13:1). An SMP already past those steps is left as it is, so
+ * that a sender which applied them itself is not stepped twice. Returns 0
+ * or -EPROTO (drop).
+ */
+int hfi_smp_dr_leave(struct hfi_smp *smp, uint8_t port);
+
+/* Where a switch sends a directed-route SMP (hfi_smp_dr_switch()). */
+enum hfi_smp_dr_where {
+	HFI_SMP_DR_DROP,	/* the rules refuse it */
+	HFI_SMP_DR_SMA,		/* to the switch's own SMA */
+	HFI_SMP_DR_PORT,	/* out of *out_port */
+	HFI_SMP_DR_LID,		/* LID-routed on: to DrDLID (outgoing) or DrSLID (returning) */
+};
+
+/*
+ * IBA 14.2.2 (C14-9, C14-13) at a switch of nports external ports for an
+ * SMP that came in on in_port (0: it reached the switch LID-routed, or its
+ * own SMA answers it). Outgoing: a hop pointer of 0 starts the directed
+ * part here (LID-routed start), an intermediate hop records the return
+ * port and goes on along the initial path, the end of the path goes to the
+ * SMA (permissive DrDLID) or LID-routed on. Returning: the hop pointer
+ * steps back along the return path; at hop 1 a LID-routed requester is
+ * reached by DrSLID. The SMA's reply (smp already turned around, D bit
+ * set, in_port 0) leaves by the same rules. Updates the hop pointer and
+ * return path; *out_port is set for HFI_SMP_DR_PORT (1..nports).
+ */
+enum hfi_smp_dr_where hfi_smp_dr_switch(struct hfi_smp *smp, uint8_t in_port,
+					unsigned int nports, uint8_t *out_port);
 
 /* MTU enumeration <-> bytes (hfi1 mtu_to_enum(), enum_to_mtu()). */
 int hfi_smp_mtu_to_enum(uint32_t mtu, int default_if_bad);

@@ -148,6 +148,31 @@ opa_vnic_vport_publish(struct opa_vnic_vport *vp)
 }
 
 void
+opa_vnic_hfi_set_lid(struct opa_vnic_hfi *hfi, uint32_t lid)
+{
+	uint32_t old;
+	unsigned int i;
+
+	pthread_mutex_lock(&hfi->lock);
+	old = hfi->lid;
+	__atomic_store_n(&hfi->lid, lid, __ATOMIC_RELEASE);
+	/*
+	 * The datapath reads the encapsulation SLID from the published
+	 * snapshot only: vports that sent with the port's LID send with the
+	 * new one once their new snapshot is in (the swap waits for no burst).
+	 */
+	for (i = 0; i <= OPA_VNIC_MAX_VPORT && old != lid; i++) {
+		struct opa_vnic_vport *vp = hfi->vports[i];
+
+		if (vp == NULL || vp->conf.cfg.encap_slid != old)
+			continue;
+		vp->conf.cfg.encap_slid = lid;
+		opa_vnic_vport_publish(vp);
+	}
+	pthread_mutex_unlock(&hfi->lock);
+}
+
+void
 opa_vnic_vport_conf_free(struct opa_vnic_vport *vp)
 {
 	rte_free(vp->snap);

@@ -416,6 +416,12 @@ void opa_vnic_conf_from_devargs(const struct opa_vnic_hfi *hfi, const struct opa
 				struct opa_vnic_vport_conf *conf);
 /* Build and publish a new snapshot (lock held); -ENOMEM keeps the old one. */
 int opa_vnic_vport_publish(struct opa_vnic_vport *vp);
+/*
+ * The SM gave the port a new LID (control thread, no HFI lock held):
+ * hfi->lid follows, and so does every vport whose encapsulation SLID was
+ * the old LID, republished.
+ */
+void opa_vnic_hfi_set_lid(struct opa_vnic_hfi *hfi, uint32_t lid);
 /* Free the published snapshot and the MAC table (vport teardown, queues gone). */
 void opa_vnic_vport_conf_free(struct opa_vnic_vport *vp);
 /* Whether the vport's configuration can carry traffic at all. */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "hfi_chip.h"
+#include "hfi_fabric.h"
 #include "hfi_pio.h"
 #include "hfi_rcv.h"
 #include "hfi_smp.h"
@@ -34,10 +35,18 @@ static int
 op_set_lid(void *ctx, uint32_t lid, uint8_t lmc)
 {
 	struct opa_vnic_mgmt *m = ctx;
+	int rc;
 
-	/* Management packets leave with it; the software fabric routes by the LID it gave. */
+	/* The chip answers to it (on a fabric run by an SM the fabric routes by it too). */
+	rc = hfi_chip_set_lid(m->hfi->dev, lid, lmc);
+	if (rc < 0) {
+		OPA_VNIC_LOG(WARNING, "%s: cannot take LID 0x%x from the subnet manager: %s",
+			     m->hfi->name, lid, hfi_last_error());
+		return rc;
+	}
 	hfi_mgmt_set_lid(m->smi, lid);
 	hfi_mgmt_set_lid(m->gsi, lid);
+	opa_vnic_hfi_set_lid(m->hfi, lid);
 	OPA_VNIC_LOG(INFO, "%s: the subnet manager set LID 0x%x, LMC %u", m->hfi->name, lid,
 		     lmc);
 	return 0;
@@ -170,11 +179,21 @@ configured_by_fabric(struct opa_vnic_mgmt *m)
 void
 opa_vnic_mgmt_link(struct opa_vnic_mgmt *m, bool up)
 {
+	struct hfi_sma_link_info li = { 0 };
+	struct hfi_fabric_neighbor n;
+
 	if (!up) {
 		hfi_sma_link_down(m->sma, HFI_SMP_PHYS_POLLING, 0, 0);
 		return;
 	}
-	hfi_sma_link_up(m->sma, NULL);
+	/* What the link reports of the far end: the switch of a fabric run by an SM. */
+	if (hfi_dev_neighbor(m->hfi->dev, &n) == 0) {
+		li.neighbor_guid = n.guid;
+		li.neighbor_port = n.port;
+		li.neighbor_type = n.node_type;
+		li.mgmt_allowed = n.mgmt_allowed;
+	}
+	hfi_sma_link_up(m->sma, &li);
 	/*
 	 * The software fabric's switch has no port state of its own: its end of
 	 * the link counts as configured (the 8051's idle message on a chip).

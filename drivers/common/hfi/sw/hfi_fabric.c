@@ -144,7 +144,7 @@ fab_set_bases(struct hfi_fabric *fab)
 
 /* Fill a zeroed header; `ready` is published last. */
 static int
-init_hdr(struct fab_hdr *h, const struct hfi_fabric_config *cfg, bool shared)
+init_hdr(struct fab_hdr *h, const struct hfi_fabric_config *cfg, bool shared, const char *name)
 {
 	pthread_mutexattr_t attr;
 	int rc;
@@ -157,6 +157,8 @@ init_hdr(struct fab_hdr *h, const struct hfi_fabric_config *cfg, bool shared)
 	h->cfg = *cfg;
 	h->nonce = fab_now_ns() ^ ((uint64_t)getpid() << 40) ^ (uint64_t)(uintptr_t)h;
 	h->total_size = layout_size(cfg);
+	if (cfg->sm_managed)
+		hfi_switch_init(&h->sw, name, cfg->max_ports);
 	pthread_mutexattr_init(&attr);
 	if (shared)
 		pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
@@ -170,14 +172,14 @@ init_hdr(struct fab_hdr *h, const struct hfi_fabric_config *cfg, bool shared)
 	return 0;
 }
 
-static void
+void
 fab_lock(struct hfi_fabric *fab)
 {
 	if (pthread_mutex_lock(&fab->hdr->lock) == EOWNERDEAD)
 		pthread_mutex_consistent(&fab->hdr->lock);
 }
 
-static void
+void
 fab_unlock(struct hfi_fabric *fab)
 {
 	pthread_mutex_unlock(&fab->hdr->lock);
@@ -285,6 +287,7 @@ port_deactivate_locked(struct hfi_fabric *fab, int slot)
 	unsigned int g;
 
 	atomic_store(&h->lids[slot], 0);
+	fab_switch_port_link_locked(fab, slot, false);
 	for (g = 0; g < HFI_FABRIC_MCAST_GROUPS; g++)
 		atomic_fetch_and(&h->mcast[g].members, ~(UINT64_C(1) << slot));
 	port->wake[0] = '\0';
@@ -381,7 +384,7 @@ create_private(struct hfi_fabric *fab, const struct hfi_fabric_config *cfg)
 				     size, strerror(errno));
 	fab->hdr = m;
 	fab->size = size;
-	return init_hdr(fab->hdr, cfg, false);
+	return init_hdr(fab->hdr, cfg, false, fab->spec);
 }
 
 static void
@@ -426,7 +429,7 @@ create_shm(struct hfi_fabric *fab, const char *name, const struct hfi_fabric_con
 	}
 	fab->hdr = m;
 	fab->size = size;
-	rc = init_hdr(fab->hdr, cfg, true);
+	rc = init_hdr(fab->hdr, cfg, true, fab->spec);
 	if (rc != 0) {
 		munmap(m, size);
 		shm_unlink(path);
@@ -947,8 +950,8 @@ flush_stale_locked(struct hfi_fabric *fab, int slot)
 
 /* ---- ports ---- */
 
-static int
-slot_of_lid(struct hfi_fabric *fab, uint32_t lid)
+int
+fab_slot_of_lid(struct hfi_fabric *fab, uint32_t lid)
 {
 	unsigned int i;
 
@@ -996,7 +999,7 @@ fab_port_attach(struct hfi_fabric *fab, const char *name, enum hfi_role role, ui
 	fab_lock(fab);
 	reap_locked(fab);
 	if (lid != 0) {
-		int other = slot_of_lid(fab, lid);
+		int other = fab_slot_of_lid(fab, lid);
 
 		if (other >= 0) {
 			rc = hfi_set_error(-EADDRINUSE, "LID 0x%x is already used by port '%s' "
@@ -1006,7 +1009,7 @@ fab_port_attach(struct hfi_fabric *fab, const char *name, enum hfi_role role, ui
 			goto out;
 		}
 	} else {
-		for (lid = 1; lid <= HFI_LID_UCAST_MAX && slot_of_lid(fab, lid) >= 0; lid++)
+		for (lid = 1; lid <= HFI_LID_UCAST_MAX && fab_slot_of_lid(fab, lid) >= 0; lid++)
 			;
 	}
 	for (i = 0; i < h->cfg.max_ports; i++)
@@ -1034,6 +1037,8 @@ fab_port_attach(struct hfi_fabric *fab, const char *name, enum hfi_role role, ui
 	port->proc = (uint32_t)fab->proc;
 	port->lid = lid;
 	port->role = role;
+	port->guid = FAB_GUID_BASE | lid;
+	port->lid_by_driver = 0;
 	snprintf(port->name, sizeof(port->name), "%s", name);
 	port->npkeys = h->cfg.npkeys;
 	memcpy(port->pkeys, h->cfg.pkeys, sizeof(port->pkeys));
@@ -1048,9 +1053,55 @@ fab_port_attach(struct hfi_fabric *fab, const char *name, enum hfi_role role, ui
 	h->procs[fab->proc].refs++;
 	atomic_store_explicit(&port->state, PORT_ACTIVE, memory_order_release);
 	atomic_store_explicit(&h->lids[slot], lid, memory_order_release);
+	fab_switch_port_link_locked(fab, slot, true);
 	*slot_out = slot;
 	*wake_fd = fd;
 	rc = 0;
+out:
+	fab_unlock(fab);
+	return rc;
+}
+
+/* The highest free LID a 9B header can carry, for a port that had to give its LID up. */
+static uint32_t
+spare_lid_locked(struct hfi_fabric *fab)
+{
+	uint32_t lid;
+
+	for (lid = HFI_9B_MCAST_BASE - 1; lid > 0 && fab_slot_of_lid(fab, lid) >= 0; lid--)
+		;
+	return lid;
+}
+
+int
+fab_port_set_lid(struct hfi_fabric *fab, int slot, uint32_t lid)
+{
+	struct fab_port *port = fab_port(fab, slot), *o;
+	int other, rc = 0;
+
+	if (lid == 0 || lid > HFI_LID_UCAST_MAX)
+		return hfi_set_error(-EINVAL, "LID 0x%x is not a unicast LID (1..0x%x)", lid,
+				     HFI_LID_UCAST_MAX);
+	fab_lock(fab);
+	other = fab_slot_of_lid(fab, lid);
+	o = other >= 0 ? fab_port(fab, other) : NULL;
+	if (o != NULL && other != slot && o->lid_by_driver) {
+		rc = hfi_set_error(-EADDRINUSE, "LID 0x%x is already used by port '%s' on fabric "
+				   "'%s'", lid, o->name, fab->spec);
+		goto out;
+	}
+	if (o != NULL && other != slot) {
+		/*
+		 * The subnet manager hands out LIDs the fabric gave other ports
+		 * when they attached: such a port moves to a spare LID until its
+		 * own driver is given one (LIDs stay unique on the fabric).
+		 */
+		o->lid = spare_lid_locked(fab);
+		atomic_store_explicit(&fab->hdr->lids[other], o->lid, memory_order_release);
+	}
+	port->lid = lid;
+	port->lid_by_driver = 1;
+	atomic_store_explicit(&fab->hdr->lids[slot], lid, memory_order_release);
 out:
 	fab_unlock(fab);
 	return rc;
@@ -1083,8 +1134,12 @@ data_ports_mask(struct hfi_fabric *fab)
 uint64_t
 fab_route(struct hfi_fabric *fab, int src_slot, uint32_t dlid)
 {
+	enum hfi_drop_reason why;
 	unsigned int g;
 	int slot;
+
+	if (fab_switch_programmed(fab))
+		return fab_switch_route(fab, src_slot, dlid, false, &why);
 
 	if (hfi_lid_is_mcast(dlid)) {
 		uint64_t members = data_ports_mask(fab) & ~(UINT64_C(1) << src_slot);
@@ -1094,7 +1149,7 @@ fab_route(struct hfi_fabric *fab, int src_slot, uint32_t dlid)
 				return members & atomic_load(&fab->hdr->mcast[g].members);
 		return members;
 	}
-	slot = slot_of_lid(fab, dlid);
+	slot = fab_slot_of_lid(fab, dlid);
 	return slot < 0 ? 0 : UINT64_C(1) << slot;
 }
 
@@ -1104,18 +1159,18 @@ fab_route_9b(struct hfi_fabric *fab, int src_slot, uint16_t dlid)
 	int slot;
 
 	if (dlid == HFI_9B_LID_PERMISSIVE)
-		return data_ports_mask(fab) & ~(UINT64_C(1) << src_slot);
+		/* Under a subnet manager the switch takes it (directed routes). */
+		return fab_has_switch(fab) ? 0 : data_ports_mask(fab) & ~(UINT64_C(1) << src_slot);
 	if (dlid >= HFI_9B_MCAST_BASE)
 		return 0;
-	slot = slot_of_lid(fab, dlid);
+	slot = fab_slot_of_lid(fab, dlid);
 	return slot < 0 ? 0 : UINT64_C(1) << slot;
 }
 
 void
-fab_push_data(struct hfi_fabric *fab, int src_slot, uint64_t *targets, const uint8_t *pkt,
-	      uint32_t len, unsigned int flags)
+fab_push_data_from(struct hfi_fabric *fab, struct fab_src src, uint64_t *targets,
+		   const uint8_t *pkt, uint32_t len, unsigned int flags)
 {
-	struct fab_port *src = fab_port(fab, src_slot);
 	uint64_t t = *targets;
 
 	while (t != 0) {
@@ -1127,7 +1182,7 @@ fab_push_data(struct hfi_fabric *fab, int src_slot, uint64_t *targets, const uin
 
 		t &= ~bit;
 		if (atomic_load_explicit(&fab->hdr->lids[i], memory_order_acquire) == 0) {
-			fab_count_drop(src, HFI_DROP_UNKNOWN_DLID);
+			fab_count_ctr(src.ctr, FAB_CTR_DROP(HFI_DROP_UNKNOWN_DLID), 1);
 		} else if (atomic_load_explicit(&dst->link, memory_order_relaxed) != HFI_LINK_UP) {
 			fab_count_drop(dst, HFI_DROP_LINK_DOWN);
 		} else if (dst->role == HFI_ROLE_MGMT) {
@@ -1138,19 +1193,26 @@ fab_push_data(struct hfi_fabric *fab, int src_slot, uint64_t *targets, const uin
 			if (c == NULL)
 				continue;	/* full: stays in *targets */
 			c->len = len;
-			c->src_lid = src->lid;
+			c->src_lid = src.lid;
 			c->flags = (uint8_t)(flags & ~FAB_PKT_INJECTED);
 			memcpy(c->data, pkt, len);
 			fab_data_commit(fab, c, pos);
 		}
 		if (flags & FAB_PKT_INJECTED) {
-			fab_count(src, FAB_CTR(rx_injected), 1);
+			fab_count_ctr(src.ctr, FAB_CTR(rx_injected), 1);
 		} else {
-			fab_count(src, FAB_CTR(tx_pkts), 1);
-			fab_count(src, FAB_CTR(tx_bytes), len);
+			fab_count_ctr(src.ctr, FAB_CTR(tx_pkts), 1);
+			fab_count_ctr(src.ctr, FAB_CTR(tx_bytes), len);
 		}
 		*targets &= ~bit;
 	}
+}
+
+void
+fab_push_data(struct hfi_fabric *fab, int src_slot, uint64_t *targets, const uint8_t *pkt,
+	      uint32_t len, unsigned int flags)
+{
+	fab_push_data_from(fab, fab_src_port(fab, src_slot), targets, pkt, len, flags);
 }
 
 /* ---- logical link states ---- */
@@ -1282,8 +1344,8 @@ pkey_index_of(const struct fab_port *p, uint16_t pkey)
 }
 
 /* Whether the port takes MADs to this QP into a receive context, as a chip (FAB_HW_MAD_*). */
-static bool
-takes_mad(const struct fab_port *p, uint32_t qpn)
+bool
+fab_takes_mad(const struct fab_port *p, uint32_t qpn)
 {
 	uint32_t hw = atomic_load_explicit(&p->hw, memory_order_acquire);
 
@@ -1298,9 +1360,9 @@ takes_mad(const struct fab_port *p, uint32_t qpn)
  * logical state does not let it in, its P_Key is not in the port's table,
  * or it is a GSI datagram with another Q_Key.
  */
-static void
-mad_to_ring(struct hfi_fabric *fab, int slot, const struct hfi_capture_mad *a, const void *mad,
-	    size_t len)
+void
+fab_mad_to_ring(struct hfi_fabric *fab, int slot, const struct hfi_capture_mad *a,
+		const void *mad, size_t len)
 {
 	struct fab_port *dst = fab_port(fab, slot);
 	struct fab_cell *c;
@@ -1338,9 +1400,9 @@ mad_to_ring(struct hfi_fabric *fab, int slot, const struct hfi_capture_mad *a, c
  * It counts as a packet sent (tx_pkts) besides the MAD (tx_mads). A full
  * ring does not hold a datagram: it is dropped (mad_drops).
  */
-static void
-mad_to_data(struct hfi_fabric *fab, int src_slot, int slot, const struct hfi_capture_mad *a,
-	    const void *mad, size_t len)
+bool
+fab_mad_to_data(struct hfi_fabric *fab, struct fab_src src, int slot,
+		const struct hfi_capture_mad *a, const void *mad, size_t len)
 {
 	uint8_t pkt[HFI_9B_UD_HDR_LEN + HFI_MAD_SIZE + 3 + HFI_9B_ICRC_LEN];
 	uint64_t target = UINT64_C(1) << slot;
@@ -1349,12 +1411,43 @@ mad_to_data(struct hfi_fabric *fab, int src_slot, int slot, const struct hfi_cap
 
 	hfi_capture_mad_ud(a, &u);
 	n = hfi_9b_ud_packet(pkt, &u, mad, len);
-	fab_push_data(fab, src_slot, &target, pkt, (uint32_t)n,
-		      FAB_PKT_9B | (a->dest_qpn != HFI_QP0 && (a->sl & 0x10) ? FAB_PKT_SC4 : 0));
-	if (target != 0)
+	fab_push_data_from(fab, src, &target, pkt, (uint32_t)n,
+			   FAB_PKT_9B | (a->dest_qpn != HFI_QP0 && (a->sl & 0x10) ? FAB_PKT_SC4 : 0));
+	if (target != 0) {
 		fab_count(fab_port(fab, slot), FAB_CTR(mad_drops), 1);
-	else
-		fab_wake(fab, slot);
+		return false;
+	}
+	fab_wake(fab, slot);
+	return true;
+}
+
+void
+fab_capture_mad(struct hfi_fabric *fab, const struct hfi_capture_mad *a, const void *mad,
+		size_t len)
+{
+	if (!atomic_load_explicit(&fab->capturing, memory_order_relaxed))
+		return;
+	pthread_mutex_lock(&fab->cap_lock);
+	if (fab->cap != NULL)
+		hfi_capture_mad(fab->cap, a, mad, (uint32_t)len);
+	pthread_mutex_unlock(&fab->cap_lock);
+}
+
+/*
+ * Where a GSI (QP1) MAD to lid goes: the port with that LID, or under the
+ * switch's tables where its LFT says (a GSI datagram is data: the switch
+ * ports' states gate it). -1 when nowhere.
+ */
+static int
+gsi_slot(struct hfi_fabric *fab, int src_slot, uint32_t lid)
+{
+	enum hfi_drop_reason why;
+	uint64_t t;
+
+	if (!fab_switch_programmed(fab))
+		return fab_slot_of_lid(fab, lid);
+	t = hfi_lid_is_mcast(lid) ? 0 : fab_switch_route(fab, src_slot, lid, false, &why);
+	return t == 0 ? -1 : __builtin_ctzll(t);
 }
 
 int
@@ -1377,12 +1470,6 @@ fab_push_mad(struct hfi_fabric *fab, int src_slot, const struct hfi_mad_addr *to
 	if (to->pkey_index >= src->npkeys)
 		return hfi_set_error(-EINVAL, "MAD send: PKEY index %u is beyond the table "
 				     "(%u entries)", to->pkey_index, src->npkeys);
-	slot = slot_of_lid(fab, to->lid);
-	if (slot < 0) {
-		fab_reap_periodic(fab, 100);
-		return hfi_set_error(-EHOSTUNREACH, "MAD send: no port has LID 0x%x on fabric "
-				     "'%s'", to->lid, fab->spec);
-	}
 	memset(&a, 0, sizeof(a));
 	a.slid = src->lid;
 	a.dlid = to->lid;
@@ -1391,19 +1478,24 @@ fab_push_mad(struct hfi_fabric *fab, int src_slot, const struct hfi_mad_addr *to
 	a.qkey = to->qkey;
 	a.pkey = src->pkeys[to->pkey_index];
 	a.sl = to->sl;
+	/* Under a subnet manager every SMP goes through the switch (directed routes too). */
+	if (smp && fab_has_switch(fab))
+		return fab_switch_smp_mad(fab, src_slot, &a, mad, len);
+	slot = smp ? fab_slot_of_lid(fab, to->lid) : gsi_slot(fab, src_slot, to->lid);
+	if (slot < 0) {
+		fab_reap_periodic(fab, 100);
+		return hfi_set_error(-EHOSTUNREACH, "MAD send: no port has LID 0x%x on fabric "
+				     "'%s'%s", to->lid, fab->spec, fab_switch_programmed(fab) ?
+				     " (or the switch has no route to it)" : "");
+	}
 	fab_count(src, FAB_CTR(tx_mads), 1);
 	/* Into a receive context when the port takes it there and a 9B LRH can carry the LIDs. */
-	if (takes_mad(fab_port(fab, slot), to->qpn) && a.slid < HFI_9B_MCAST_BASE &&
+	if (fab_takes_mad(fab_port(fab, slot), to->qpn) && a.slid < HFI_9B_MCAST_BASE &&
 	    a.dlid < HFI_9B_MCAST_BASE)
-		mad_to_data(fab, src_slot, slot, &a, mad, len);
+		fab_mad_to_data(fab, fab_src_port(fab, src_slot), slot, &a, mad, len);
 	else
-		mad_to_ring(fab, slot, &a, mad, len);
-	if (atomic_load_explicit(&fab->capturing, memory_order_relaxed)) {
-		pthread_mutex_lock(&fab->cap_lock);
-		if (fab->cap != NULL)
-			hfi_capture_mad(fab->cap, &a, mad, (uint32_t)len);
-		pthread_mutex_unlock(&fab->cap_lock);
-	}
+		fab_mad_to_ring(fab, slot, &a, mad, len);
+	fab_capture_mad(fab, &a, mad, len);
 	return 0;
 }
 
@@ -1431,7 +1523,7 @@ fab_packet_to_mad(struct hfi_fabric *fab, int src_slot, int dst_slot, const uint
 	struct hfi_9b_ud u;
 	size_t off, plen;
 
-	if (hfi_9b_ud_parse(pkt, len, &u, &off, &plen) != 0 || takes_mad(dst, u.dest_qp))
+	if (hfi_9b_ud_parse(pkt, len, &u, &off, &plen) != 0 || fab_takes_mad(dst, u.dest_qp))
 		return false;
 	fab_count(src, FAB_CTR(tx_mads), 1);
 	/*
@@ -1453,7 +1545,7 @@ fab_packet_to_mad(struct hfi_fabric *fab, int src_slot, int dst_slot, const uint
 	a.pkey = u.pkey;
 	/* SMPs have no SL of their own (VL15): the LRH's; GSI: the SL of the SC (identity map). */
 	a.sl = u.dest_qp == HFI_QP0 ? u.sl : (uint8_t)(u.sc | ((flags & FAB_PKT_SC4) ? 0x10 : 0));
-	mad_to_ring(fab, dst_slot, &a, pkt + off, plen);
+	fab_mad_to_ring(fab, dst_slot, &a, pkt + off, plen);
 	return true;
 }
 
@@ -1521,7 +1613,7 @@ fab_wake_drain(int fd)
 static int
 port_by_lid(struct hfi_fabric *fab, uint32_t lid)
 {
-	int slot = slot_of_lid(fab, lid);
+	int slot = fab_slot_of_lid(fab, lid);
 
 	if (slot < 0)
 		return hfi_set_error(-ENOENT, "no port has LID 0x%x on fabric '%s'", lid,
@@ -1530,13 +1622,26 @@ port_by_lid(struct hfi_fabric *fab, uint32_t lid)
 }
 
 static void
-read_counters(struct fab_port *p, struct hfi_port_counters *c)
+read_ctr(_Atomic uint64_t *ctr, struct hfi_port_counters *c)
 {
 	uint64_t *v = (uint64_t *)c;
 	size_t i;
 
 	for (i = 0; i < FAB_NCOUNTERS; i++)
-		v[i] = atomic_load_explicit(&p->ctr[i], memory_order_relaxed);
+		v[i] = atomic_load_explicit(&ctr[i], memory_order_relaxed);
+}
+
+static void
+read_counters(struct fab_port *p, struct hfi_port_counters *c)
+{
+	read_ctr(p->ctr, c);
+}
+
+int
+hfi_fabric_switch_counters(struct hfi_fabric *fab, struct hfi_port_counters *c)
+{
+	read_ctr(fab->hdr->sw_ctr, c);
+	return fab_has_switch(fab) ? 0 : -ENOENT;
 }
 
 int
@@ -1559,8 +1664,12 @@ hfi_fabric_total_counters(struct hfi_fabric *fab, struct hfi_port_counters *c)
 	size_t k;
 
 	memset(c, 0, sizeof(*c));
-	for (i = 0; i < fab->hdr->cfg.max_ports; i++) {
-		read_counters(fab_port(fab, (int)i), &one);
+	for (i = 0; i <= fab->hdr->cfg.max_ports; i++) {
+		/* the switch's own SMA sends and receives too */
+		if (i < fab->hdr->cfg.max_ports)
+			read_counters(fab_port(fab, (int)i), &one);
+		else
+			hfi_fabric_switch_counters(fab, &one);
 		for (k = 0; k < FAB_NCOUNTERS; k++)
 			sum[k] += v[k];
 	}
@@ -1599,6 +1708,7 @@ hfi_drop_reason_name(unsigned int reason)
 		[HFI_DROP_CTXT_ERROR] = "ctxt_error",
 		[HFI_DROP_DEAD_SENDER] = "dead_sender",
 		[HFI_DROP_NOT_ACTIVE] = "not_active",
+		[HFI_DROP_NO_ROUTE] = "no_route",
 	};
 
 	return reason < HFI_DROP_REASONS ? names[reason] : "?";
@@ -1673,6 +1783,7 @@ hfi_fabric_set_link(struct hfi_fabric *fab, uint32_t lid, enum hfi_link_state st
 			atomic_store(&p->lstate, state == HFI_LINK_UP ? lstate_at_link_up(fab, p) :
 				     HFI_LSTATE_DOWN);
 			atomic_fetch_add(&p->link_gen, 1);
+			fab_switch_port_link_locked(fab, slot, state == HFI_LINK_UP);
 		}
 	}
 	fab_unlock(fab);
@@ -1762,7 +1873,7 @@ int
 hfi_fabric_lid_alive(struct hfi_fabric *fab, uint32_t lid)
 {
 	hfi_fabric_reap(fab);
-	return slot_of_lid(fab, lid) >= 0;
+	return fab_slot_of_lid(fab, lid) >= 0;
 }
 
 /* ---- capture ---- */

@@ -41,7 +41,10 @@ struct hfi_fabric_config {
 	 * configuration one would set up, so a host port goes Active as soon as
 	 * its link is up and its receive port enabled. true: host ports stay
 	 * Init after link up until their driver moves them (Armed, Active), as
-	 * under a subnet manager.
+	 * under a subnet manager; the fabric has a switch (every port linked to
+	 * switch port slot + 1) whose SMA answers SMPs, directed routes are
+	 * followed, LIDs are what the ports' drivers set, and once the SM has
+	 * programmed the switch's forwarding tables data goes by them.
 	 */
 	bool sm_managed;
 };
@@ -97,6 +100,9 @@ enum hfi_drop_reason {
 	HFI_DROP_NOT_ACTIVE,		/* the port's logical state forbids it: data is sent
 					 * when Active, received when Armed or Active; VL15
 					 * (SC15) packets need Init or later */
+	/* counted at the sending port: the switch an SM programmed has no way on */
+	HFI_DROP_NO_ROUTE,		/* its LFT/MFT entry for the DLID is not programmed,
+					 * or a directed route it refuses (IBA C14-9/13) */
 	HFI_DROP_REASONS
 };
 
@@ -124,6 +130,12 @@ int hfi_fabric_port_counters(struct hfi_fabric *fab, uint32_t lid, struct hfi_po
 int hfi_fabric_total_counters(struct hfi_fabric *fab, struct hfi_port_counters *c);
 int hfi_dev_port_counters(struct hfi_dev *dev, struct hfi_port_counters *c);
 uint64_t hfi_port_counters_drops(const struct hfi_port_counters *c);
+/*
+ * What the switch's SMA sent and received (its answers count as sent by
+ * it) and what it dropped; part of hfi_fabric_total_counters(). -ENOENT
+ * (zeros) for a fabric without a switch.
+ */
+int hfi_fabric_switch_counters(struct hfi_fabric *fab, struct hfi_port_counters *c);
 
 /* ---- ports ---- */
 
@@ -160,6 +172,37 @@ int hfi_fabric_set_link(struct hfi_fabric *fab, uint32_t lid, enum hfi_link_stat
  */
 int hfi_fabric_mcast_join(struct hfi_fabric *fab, uint32_t mlid, uint32_t lid);
 int hfi_fabric_mcast_leave(struct hfi_fabric *fab, uint32_t mlid, uint32_t lid);
+
+/* ---- the switch of an sm_managed fabric ---- */
+
+struct hfi_fabric_switch_info {
+	uint64_t guid;			/* node GUID, from the fabric's name */
+	uint32_t lid;			/* port 0's, as the SM set it (0: none yet) */
+	unsigned int nports;		/* external ports: port slot + 1 is slot's */
+	bool programmed;		/* the SM wrote its LFT: data goes by its tables */
+	uint32_t linear_fdb_top;
+	uint8_t port_state[HFI_FABRIC_MAX_PORTS + 1];	/* HFI_SMP_PORT_* (1 Down .. 4 Active) */
+};
+
+/* The switch's state; -ENOENT when the fabric has none (not sm_managed). */
+int hfi_fabric_switch(struct hfi_fabric *fab, struct hfi_fabric_switch_info *info);
+
+/*
+ * What a port sees at the other end of its link (its SMA's PortInfo
+ * neighbour fields): on an sm_managed fabric the switch (NeighborNodeType 1,
+ * MgmtAllowed, the switch's GUID, port slot + 1). -ENOENT without a switch.
+ */
+struct hfi_fabric_neighbor {
+	uint64_t guid;
+	uint8_t port;
+	uint8_t node_type;		/* 0 HFI, 1 switch (PortNeighborMode.NeighborNodeType) */
+	bool mgmt_allowed;
+};
+
+int hfi_dev_neighbor(struct hfi_dev *dev, struct hfi_fabric_neighbor *n);
+
+/* The GUID the fabric gave a software HFI's port (node and port GUID). */
+uint64_t hfi_dev_port_guid(struct hfi_dev *dev);
 
 /* Remove ports whose process died; returns how many. */
 int hfi_fabric_reap(struct hfi_fabric *fab);

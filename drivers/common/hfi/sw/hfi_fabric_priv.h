@@ -23,17 +23,20 @@
 #include <stdint.h>
 #include <pthread.h>
 
+#include "hfi_capture.h"
 #include "hfi_fabric.h"
 #include "hfi_mad.h"
+#include "hfi_switch.h"
 
 #define FAB_MAGIC		UINT64_C(0x4346424641504f31)	/* "1OPAFBFC" */
-#define FAB_VERSION		4	/* 4: logical states, sm_managed, MAD routing bits */
+#define FAB_VERSION		5	/* 5: the switch of sm_managed fabrics, port GUIDs */
 #define FAB_MAX_PROCS		64
 #define FAB_CELL_HDR		64
 #define FAB_DATA_PAYLOAD	16384
 #define FAB_MAD_PAYLOAD		HFI_MAD_SIZE
 #define FAB_NAME_MAX		48
 #define FAB_WAKE_NAME_MAX	80
+#define FAB_GUID_BASE		UINT64_C(0x5357000000000000)	/* "SW", then the first LID */
 
 enum fab_cell_phase {
 	CELL_FREE = 0,
@@ -75,6 +78,8 @@ struct fab_port {
 	uint32_t proc;			/* owner: index in procs[] */
 	uint32_t lid;
 	uint32_t role;
+	uint64_t guid;			/* node and port GUID: FAB_GUID_BASE | the LID at attach */
+	uint32_t lid_by_driver;		/* the LID is one its driver set (fab_port_set_lid) */
 	_Atomic uint32_t link;
 	_Atomic uint32_t link_gen;	/* bumped on every link change */
 	_Atomic uint32_t lstate;	/* logical link state, HFI_LSTATE_* */
@@ -119,6 +124,9 @@ struct fab_hdr {
 	struct fab_proc procs[FAB_MAX_PROCS];
 	struct fab_mcast mcast[HFI_FABRIC_MCAST_GROUPS];
 	struct fab_port ports[HFI_FABRIC_MAX_PORTS];
+	/* sm_managed: the switch every port is linked to, and what it sends and receives */
+	struct hfi_switch sw;
+	_Atomic uint64_t sw_ctr[FAB_NCOUNTERS] __attribute__((aligned(64)));
 };
 
 struct hfi_capture;
@@ -160,9 +168,15 @@ fab_port(struct hfi_fabric *fab, int slot)
 }
 
 static inline void
+fab_count_ctr(_Atomic uint64_t *ctr, size_t idx, uint64_t n)
+{
+	atomic_fetch_add_explicit(&ctr[idx], n, memory_order_relaxed);
+}
+
+static inline void
 fab_count(struct fab_port *p, size_t idx, uint64_t n)
 {
-	atomic_fetch_add_explicit(&p->ctr[idx], n, memory_order_relaxed);
+	fab_count_ctr(p->ctr, idx, n);
 }
 
 static inline void
@@ -211,15 +225,110 @@ int fab_port_attach(struct hfi_fabric *fab, const char *name, enum hfi_role role
 		    int *slot, int *wake_fd);
 void fab_port_detach(struct hfi_fabric *fab, int slot, int wake_fd);
 
-/* Port slots that should receive a packet to dlid from src_slot (0: none). */
+/*
+ * Port slots that should receive a packet to dlid from src_slot (0: none).
+ * Without a subnet manager, or before it programmed the switch: the port
+ * with that LID, multicast by group. Once it did: the switch's LFT or MFT
+ * (hfi_fabric_switch.c).
+ */
 uint64_t fab_route(struct hfi_fabric *fab, int src_slot, uint32_t dlid);
 
 /*
- * The same for a 9B packet's 16-bit DLID: the port with that LID; the
- * permissive LID reaches every other data port (the fabric has no switch
- * SMA to take it); IB multicast LIDs (0xc000..0xfffe) reach none.
+ * The same for a 9B packet's 16-bit DLID: the port with that LID; without
+ * a subnet manager the permissive LID reaches every other data port (there
+ * is no switch SMA to take it) and IB multicast LIDs (0xc000..0xfffe) reach
+ * none. Under the switch's tables, the sender uses fab_switch_route() with
+ * the DLID OPA extends to 24 bits (multicast 0xf00000 + (DLID - 0xc000)).
  */
 uint64_t fab_route_9b(struct hfi_fabric *fab, int src_slot, uint16_t dlid);
+
+/* ---- the switch (sm_managed fabrics; hfi_fabric_switch.c) ---- */
+
+static inline bool
+fab_has_switch(const struct hfi_fabric *fab)
+{
+	return fab->hdr->cfg.sm_managed;
+}
+
+/* Whether the SM has programmed the switch: data goes by its tables. */
+static inline bool
+fab_switch_programmed(const struct hfi_fabric *fab)
+{
+	return fab_has_switch(fab) &&
+	       __atomic_load_n(&fab->hdr->sw.programmed, __ATOMIC_ACQUIRE) != 0;
+}
+
+/*
+ * The switch's routing: the slots a packet from src_slot to dlid (24-bit,
+ * unicast or multicast) leaves by under its LFT/MFT; *why says why none
+ * (HFI_DROP_NO_ROUTE: an entry the SM did not program, HFI_DROP_NOT_ACTIVE:
+ * a switch port that does not forward data, HFI_DROP_UNKNOWN_DLID: nothing
+ * attached there). vl15: an SMP (switch port states do not gate it).
+ */
+uint64_t fab_switch_route(struct hfi_fabric *fab, int src_slot, uint32_t dlid, bool vl15,
+			  enum hfi_drop_reason *why);
+
+/*
+ * An SMP (QP0 datagram) that port src_slot sends into an sm_managed fabric,
+ * as a MAD (hfi_mad_send: to->lid, permissive 0xffff for directed route)
+ * or as a 9B packet (pkt: the whole packet, ICRC included; flags its
+ * FAB_PKT_* bits). It goes to the switch, which forwards it along its
+ * directed route or by LID, answers it itself, or drops it (counted at the
+ * sender). Returns 0, or < 0 for a MAD refused at the sender.
+ */
+int fab_switch_smp_mad(struct hfi_fabric *fab, int src_slot, const struct hfi_capture_mad *a,
+		       const void *mad, size_t len);
+void fab_switch_smp_packet(struct hfi_fabric *fab, int src_slot, const uint8_t *pkt,
+			   uint32_t len, unsigned int flags);
+
+/*
+ * A port's new LID (its driver wrote it: DCC_CFG_PORT_CONFIG1, or the
+ * MAD channel's owner): packets for the old one no longer reach it. A
+ * port holding that LID since it attached moves to a spare one (the
+ * highest free below 0xc000); -EADDRINUSE when another port's driver set
+ * it, -EINVAL when not unicast.
+ */
+int fab_port_set_lid(struct hfi_fabric *fab, int slot, uint32_t lid);
+
+/* A port's link (attach, detach, link up/down) as the switch port sees it. */
+void fab_switch_port_link_locked(struct hfi_fabric *fab, int slot, bool up);
+
+/* ---- what hfi_fabric.c shares with hfi_fabric_switch.c ---- */
+
+void fab_lock(struct hfi_fabric *fab);
+void fab_unlock(struct hfi_fabric *fab);
+int fab_slot_of_lid(struct hfi_fabric *fab, uint32_t lid);
+/* Whether a port takes MADs to this QP into a receive context (FAB_HW_MAD_*). */
+bool fab_takes_mad(const struct fab_port *p, uint32_t qpn);
+/* A MAD into a port's MAD ring; dropped and counted as a receiving HCA would. */
+void fab_mad_to_ring(struct hfi_fabric *fab, int slot, const struct hfi_capture_mad *a,
+		     const void *mad, size_t len);
+
+/* Who a packet counts as sent by: a port's counters and LID, or the switch's. */
+struct fab_src {
+	_Atomic uint64_t *ctr;
+	uint32_t lid;
+};
+
+static inline struct fab_src
+fab_src_port(struct hfi_fabric *fab, int slot)
+{
+	struct fab_port *p = fab_port(fab, slot);
+
+	return (struct fab_src){ .ctr = p->ctr, .lid = p->lid };
+}
+
+/*
+ * A MAD into the data ring of the port in slot as the 9B UD packet that
+ * carries it; counted as sent by src. False when its ring was full (the
+ * caller counts the MAD dropped).
+ */
+bool fab_mad_to_data(struct hfi_fabric *fab, struct fab_src src, int slot,
+		     const struct hfi_capture_mad *a, const void *mad, size_t len);
+void fab_push_data_from(struct hfi_fabric *fab, struct fab_src src, uint64_t *targets,
+			const uint8_t *pkt, uint32_t len, unsigned int flags);
+void fab_capture_mad(struct hfi_fabric *fab, const struct hfi_capture_mad *a, const void *mad,
+		     size_t len);
 
 /*
  * What a data cell carries besides the bytes. On the wire the link layer

@@ -310,10 +310,30 @@ tx_mads(struct hfi_sw *sw, struct sw_tx *t)
 	}
 }
 
+/*
+ * The 24-bit DLID the switch's tables see: a 16B packet's, or a 9B one's
+ * as OPA extends it (IB multicast 0xc000.. to 0xf00000.., the permissive LID
+ * to the 24-bit permissive LID).
+ */
+static uint32_t
+tx_dlid(const uint8_t *pkt, bool is_9b)
+{
+	uint16_t d;
+
+	if (!is_9b)
+		return hfi_16b_dlid(pkt);
+	d = hfi_9b_dlid(pkt);
+	if (d == HFI_9B_LID_PERMISSIVE)
+		return HFI_LID_PERMISSIVE;
+	return d >= HFI_9B_MCAST_BASE ? HFI_LID_MCAST_BASE + (d - HFI_9B_MCAST_BASE) : d;
+}
+
 void
 sw_tx_send(struct hfi_sw *sw, uint64_t pbc, struct sw_tx *t)
 {
+	enum hfi_drop_reason why = HFI_DROP_UNKNOWN_DLID;
 	bool is_9b = !(pbc & PBC_PACKET_BYPASS);
+	uint32_t qpn;
 
 	t->targets = 0;
 	t->flags = is_9b ? FAB_PKT_9B | ((pbc & PBC_DC_INFO) ? FAB_PKT_SC4 : 0) : 0;
@@ -339,12 +359,21 @@ sw_tx_send(struct hfi_sw *sw, uint64_t pbc, struct sw_tx *t)
 	if ((pbc & PBC_TEST_BAD_ICRC) || take_fault(&sw->fault_icrc))
 		icrc_corrupt(t->pkt, t->len, is_9b);
 	fab_capture_data(sw->fab, t->pkt, t->len, t->flags);
-	if (!is_9b)
+	if (is_9b && fab_has_switch(sw->fab) && fab_9b_is_mad(t->pkt, t->len, t->flags, &qpn) &&
+	    qpn == HFI_QP0) {
+		/* Under a subnet manager SMPs go through the switch (directed routes). */
+		fab_switch_smp_packet(sw->fab, sw->slot, t->pkt, t->len, t->flags);
+		return;
+	}
+	if (fab_switch_programmed(sw->fab) && (!is_9b || t->len >= HFI_9B_LRH_LEN))
+		t->targets = fab_switch_route(sw->fab, sw->slot, tx_dlid(t->pkt, is_9b),
+					      on_vl15(t->pkt, t->len, t->flags), &why);
+	else if (!is_9b)
 		t->targets = fab_route(sw->fab, sw->slot, hfi_16b_dlid(t->pkt));
 	else if (t->len >= HFI_9B_LRH_LEN + HFI_9B_ICRC_LEN)
 		t->targets = fab_route_9b(sw->fab, sw->slot, hfi_9b_dlid(t->pkt));
 	if (t->targets == 0) {
-		tx_drop(sw, t->len, HFI_DROP_UNKNOWN_DLID);
+		tx_drop(sw, t->len, why);
 		return;
 	}
 	if (is_9b)
@@ -1672,4 +1701,42 @@ hfi_dev_port_counters(struct hfi_dev *dev, struct hfi_port_counters *c)
 		return hfi_set_error(-ENOTSUP, "%s: fabric counters exist on software HFIs only",
 				     dev->name);
 	return hfi_fabric_port_counters(sw_of(dev)->fab, sw_of(dev)->port->lid, c);
+}
+
+uint64_t
+hfi_dev_port_guid(struct hfi_dev *dev)
+{
+	return hfi_sw_is(dev) ? sw_of(dev)->port->guid : 0;
+}
+
+int
+hfi_dev_neighbor(struct hfi_dev *dev, struct hfi_fabric_neighbor *n)
+{
+	struct hfi_sw *sw;
+
+	memset(n, 0, sizeof(*n));
+	if (!hfi_sw_is(dev) || !fab_has_switch(sw_of(dev)->fab))
+		return hfi_set_error(-ENOENT, "%s: no switch at the other end of the link "
+				     "(not a software HFI on an sm_managed fabric)", dev->name);
+	sw = sw_of(dev);
+	n->guid = sw->fab->hdr->sw.guid;
+	n->port = (uint8_t)(sw->slot + 1);
+	n->node_type = HFI_SMP_NEIGH_NODE_TYPE_SWITCH;
+	n->mgmt_allowed = true;
+	return 0;
+}
+
+int
+hfi_mad_set_lid(struct hfi_dev *dev, uint32_t lid)
+{
+	struct hfi_sw *sw;
+
+	if (!hfi_sw_is(dev))
+		return hfi_set_error(-ENOTSUP, "%s: the MAD channel exists on software HFIs only",
+				     dev->name);
+	sw = sw_of(dev);
+	if (!fab_has_switch(sw->fab))
+		return hfi_set_error(-EPERM, "%s: fabric '%s' has no subnet manager: LIDs are the "
+				     "fabric's", dev->name, sw->fab->spec);
+	return fab_port_set_lid(sw->fab, sw->slot, lid);
 }

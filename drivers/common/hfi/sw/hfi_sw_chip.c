@@ -27,7 +27,6 @@
 /* CCE_REVISION2 of the model: HFI 0, hfi1's functional simulator, revision 1. */
 #define SW_ICODE		3	/* ICODE_FUNCTIONAL_SIMULATOR */
 #define SW_IREV			1
-#define SW_GUID_BASE		UINT64_C(0x5357000000000000)	/* "SW", then the LID */
 #define SW_SDMA_MEM_SIZE	UINT64_C(0x20000)	/* 128 KiB: the chip's is not in hfi1 */
 #define SW_HCMD_FAILED		1	/* return code for a command the model refuses */
 #define SW_TRACE_MAX		(1u << 20)
@@ -69,6 +68,8 @@ static const struct sw_reg sw_regs[] = {
 	{ DCC_CFG_RESET, 1, R_RW, 0, 0 },
 	/* LinkState is the fabric port's logical state (sw_chip_read/write) */
 	{ DCC_CFG_PORT_CONFIG, 1, R_SPECIAL, 0, 0 },
+	/* TargetDLID becomes the port's LID on a fabric run by a subnet manager */
+	{ DCC_CFG_PORT_CONFIG1, 1, R_SPECIAL, 0, 0 },
 	{ DCC_CFG_SC_VL_TABLE_15_0, 2, R_RW, 0, 0 },
 	{ DCC_CFG_LED_CNTRL, 1, R_RW, 0, 0 },
 	{ DCC_ERR_FLG_EN, 1, R_RW, 0, 0 },
@@ -391,7 +392,7 @@ chip_read(struct hfi_sw *sw, uint32_t off)
 		case DC_DC8051_CFG_LOCAL_GUID:
 			/* Valid once the DC is out of reset, as read_guid expects. */
 			v = *reg_val(c, CCE_DC_CTRL) & CCE_DC_CTRL_DC_RESET ? 0 :
-			    SW_GUID_BASE | sw->port->lid;
+			    sw->port->guid;
 			break;
 		case DC_DC8051_STS_CUR_STATE:
 			v = (uint64_t)DC_DC8051_STS_CUR_STATE_FIRMWARE_READY <<
@@ -456,6 +457,21 @@ chip_write(struct hfi_sw *sw, uint32_t off, uint64_t val)
 			break;
 		case DC_DC8051_CFG_RAM_ACCESS_WR_DATA:
 			write_ram_data(c, val);
+			break;
+		case DCC_CFG_PORT_CONFIG1:
+			/*
+			 * The LID the chip answers to: under a subnet manager the
+			 * fabric routes to the port by it from now on. hfi1 writes 0
+			 * for a LID a 9B header cannot carry; the port then keeps the
+			 * LID it has (the model's limit: 16 bits here).
+			 */
+			*p = val;
+			if (fab_has_switch(sw->fab) &&
+			    ((val >> DCC_CFG_PORT_CONFIG1_TARGET_DLID_SHIFT) &
+			     DCC_CFG_PORT_CONFIG1_TARGET_DLID_MASK) != 0)
+				(void)fab_port_set_lid(sw->fab, sw->slot,
+					(uint32_t)((val >> DCC_CFG_PORT_CONFIG1_TARGET_DLID_SHIFT) &
+						   DCC_CFG_PORT_CONFIG1_TARGET_DLID_MASK));
 			break;
 		case DCC_CFG_PORT_CONFIG:
 			/*
