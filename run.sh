@@ -8,7 +8,7 @@
 # ./run.sh fuzz [S]   run the libFuzzer targets for S seconds each (default 60)
 # ./run.sh bench [..] benchmarks beside baselines run side by side (devtools/bench.sh --help)
 #
-# Build trees: build/ (default), build-asan/ (ASan+UBSan, unit suite), build-fuzz/ (clang).
+# Build trees: build/ (default), build-asan/ (ASan+UBSan: unit and EAL suites), build-fuzz/ (clang).
 set -eu
 
 OPA_TOP=$(cd "$(dirname "$0")" && pwd)
@@ -32,11 +32,12 @@ cmd_test() {
 	opa_setup "$BUILD"
 	echo "==== tests: $BUILD"
 	meson test -C "$BUILD" --print-errorlogs --num-processes 2 || rc=1
-	# The pure code again under AddressSanitizer and UndefinedBehaviorSanitizer.
+	# The pure code and the PMD in EAL again under AddressSanitizer and UndefinedBehaviorSanitizer.
 	opa_setup "$asan" -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
-	echo "==== tests: $asan (suite unit)"
+	echo "==== tests: $asan (suites unit, eal)"
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-		meson test -C "$asan" --suite unit --print-errorlogs --num-processes 2 || rc=1
+		meson test -C "$asan" --suite unit --suite eal --print-errorlogs --num-processes 2 ||
+		rc=1
 	echo "==== fuzz smoke (libFuzzer, 10 s per target)"
 	fuzz_build
 	"$OPA_TOP/devtools/fuzz.sh" "$OPA_TOP/build-fuzz" 10 || rc=1
