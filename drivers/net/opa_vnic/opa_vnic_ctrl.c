@@ -32,6 +32,7 @@
 #include <rte_malloc.h>
 
 #include "hfi_mad.h"
+#include "opa_vnic_compat.h"
 #include "opa_vnic_ethdev.h"
 #include "opa_vnic_mad_transport.h"
 #include "opa_vnic_mgmt.h"
@@ -91,7 +92,7 @@ int
 opa_vnic_ctrl_thread_create(pthread_t *tid, const char *name, void *(*fn)(void *), void *arg)
 {
 	/* Off the data-plane lcores, as every DPDK control thread; 0 or a negative errno. */
-	return rte_ctrl_thread_create(tid, name, NULL, fn, arg);
+	return opa_vnic_compat_ctrl_thread_create(tid, name, fn, arg);
 }
 
 void

@@ -22,6 +22,7 @@
 #include <rte_kvargs.h>
 #include <rte_malloc.h>
 
+#include "opa_vnic_compat.h"
 #include "opa_vnic_ethdev.h"
 
 int opa_vnic_logtype;
@@ -453,16 +454,17 @@ opa_vnic_mtu_set(struct rte_eth_dev *dev, uint16_t mtu)
 }
 
 static const uint32_t *
-opa_vnic_supported_ptypes(struct rte_eth_dev *dev)
+opa_vnic_supported_ptypes(OPA_VNIC_PTYPES_ARGS(dev, n))
 {
 	static const uint32_t ptypes[] = {
 		RTE_PTYPE_L2_ETHER,
 		RTE_PTYPE_L2_ETHER_VLAN,
 		RTE_PTYPE_L2_ETHER_QINQ,
-		RTE_PTYPE_UNKNOWN
+		RTE_PTYPE_UNKNOWN	/* the end, for the releases that look for it */
 	};
 
 	RTE_SET_USED(dev);
+	OPA_VNIC_PTYPES_COUNT(n, RTE_DIM(ptypes) - 1);
 	return ptypes;
 }
 

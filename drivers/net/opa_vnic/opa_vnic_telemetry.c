@@ -14,6 +14,7 @@
 
 #include <rte_telemetry.h>
 
+#include "opa_vnic_compat.h"
 #include "opa_vnic_ethdev.h"
 
 void opa_vnic_telemetry_register(void);
@@ -76,46 +77,46 @@ hfi_info_add(struct opa_vnic_hfi *hfi, void *arg)
 	opa_vnic_ctrl_stats(hfi, &cs);
 	pthread_mutex_lock(&hfi->lock);
 	rte_tel_data_add_dict_string(h, "name", hfi->name);
-	rte_tel_data_add_dict_u64(h, "lid", hfi->lid);
+	rte_tel_data_add_dict_uint(h, "lid", hfi->lid);
 	rte_tel_data_add_dict_int(h, "link_up", __atomic_load_n(&hfi->link_up, __ATOMIC_RELAXED));
 	rte_tel_data_add_dict_int(h, "vports_started", (int)hfi->n_started);
 	rte_tel_data_add_dict_int(h, "shared_context",
 				  hfi->shared.rcv != NULL ? (int)hfi->shared.ctxt : -1);
-	rte_tel_data_add_dict_u64(h, "shared_drained", hfi->shared.drained);
-	rte_tel_data_add_dict_u64(h, "rx_nohandler",
+	rte_tel_data_add_dict_uint(h, "shared_drained", hfi->shared.drained);
+	rte_tel_data_add_dict_uint(h, "rx_nohandler",
 				  hfi->rx_async[OPA_VNIC_RXE_NOHANDLER]);
 	rte_tel_data_add_dict_string(h, "em", hfi->open_args.em == OPA_VNIC_EM_OFF ? "off" :
 				     hfi->open_args.em == OPA_VNIC_EM_ON ? "on" : "external");
 	if (cs.agent) {
-		rte_tel_data_add_dict_u64(h, "vema_mads", cs.vema.rx_mads);
-		rte_tel_data_add_dict_u64(h, "vema_responses", cs.vema.responses);
-		rte_tel_data_add_dict_u64(h, "vema_rate_limited", cs.vema.drop_rate_limited);
-		rte_tel_data_add_dict_u64(h, "vema_traps_sent", cs.vema.traps_sent);
-		rte_tel_data_add_dict_u64(h, "vema_traps_dropped",
+		rte_tel_data_add_dict_uint(h, "vema_mads", cs.vema.rx_mads);
+		rte_tel_data_add_dict_uint(h, "vema_responses", cs.vema.responses);
+		rte_tel_data_add_dict_uint(h, "vema_rate_limited", cs.vema.drop_rate_limited);
+		rte_tel_data_add_dict_uint(h, "vema_traps_sent", cs.vema.traps_sent);
+		rte_tel_data_add_dict_uint(h, "vema_traps_dropped",
 					  cs.vema.traps_rate_limited + cs.vema.traps_no_lid +
 					  cs.vema.traps_send_errors);
 	} else {
-		rte_tel_data_add_dict_u64(h, "mads_ignored", cs.mads_ignored);
+		rte_tel_data_add_dict_uint(h, "mads_ignored", cs.mads_ignored);
 	}
 	rte_tel_data_add_dict_string(h, "mgmt", cs.mgmt ? "chip" : "umad");
 	if (cs.mgmt) {
 		rte_tel_data_add_dict_int(h, "port_state", cs.sma.port_state);
-		rte_tel_data_add_dict_u64(h, "sma_lid", cs.sma.lid);
-		rte_tel_data_add_dict_u64(h, "smps", cs.sma.sma.rx);
-		rte_tel_data_add_dict_u64(h, "smp_answers", cs.sma.sma.replies);
-		rte_tel_data_add_dict_u64(h, "gsi_rx", cs.sma.gsi.rx);
-		rte_tel_data_add_dict_u64(h, "gsi_tx", cs.sma.gsi.tx);
-		rte_tel_data_add_dict_u64(h, "mgmt_rx_bad", cs.sma.smi.rx_bad + cs.sma.gsi.rx_bad);
+		rte_tel_data_add_dict_uint(h, "sma_lid", cs.sma.lid);
+		rte_tel_data_add_dict_uint(h, "smps", cs.sma.sma.rx);
+		rte_tel_data_add_dict_uint(h, "smp_answers", cs.sma.sma.replies);
+		rte_tel_data_add_dict_uint(h, "gsi_rx", cs.sma.gsi.rx);
+		rte_tel_data_add_dict_uint(h, "gsi_tx", cs.sma.gsi.tx);
+		rte_tel_data_add_dict_uint(h, "mgmt_rx_bad", cs.sma.smi.rx_bad + cs.sma.gsi.rx_bad);
 	}
 	rte_tel_data_add_dict_string(h, "mgmt", cs.mgmt ? "chip" : "umad");
 	if (cs.mgmt) {
 		rte_tel_data_add_dict_int(h, "port_state", cs.sma.port_state);
-		rte_tel_data_add_dict_u64(h, "sma_lid", cs.sma.lid);
-		rte_tel_data_add_dict_u64(h, "smps", cs.sma.sma.rx);
-		rte_tel_data_add_dict_u64(h, "smp_answers", cs.sma.sma.replies);
-		rte_tel_data_add_dict_u64(h, "gsi_rx", cs.sma.gsi.rx);
-		rte_tel_data_add_dict_u64(h, "gsi_tx", cs.sma.gsi.tx);
-		rte_tel_data_add_dict_u64(h, "mgmt_rx_bad", cs.sma.smi.rx_bad + cs.sma.gsi.rx_bad);
+		rte_tel_data_add_dict_uint(h, "sma_lid", cs.sma.lid);
+		rte_tel_data_add_dict_uint(h, "smps", cs.sma.sma.rx);
+		rte_tel_data_add_dict_uint(h, "smp_answers", cs.sma.sma.replies);
+		rte_tel_data_add_dict_uint(h, "gsi_rx", cs.sma.gsi.rx);
+		rte_tel_data_add_dict_uint(h, "gsi_tx", cs.sma.gsi.tx);
+		rte_tel_data_add_dict_uint(h, "mgmt_rx_bad", cs.sma.smi.rx_bad + cs.sma.gsi.rx_bad);
 	}
 	ports = hfi_ports(hfi);
 	pthread_mutex_unlock(&hfi->lock);
@@ -173,8 +174,8 @@ vport_add(struct opa_vnic_hfi *hfi, void *arg)
 	rte_tel_data_add_dict_int(d, "vesw_id", cfg->vesw_id);
 	rte_tel_data_add_dict_int(d, "fabric_id", cfg->fabric_id);
 	rte_tel_data_add_dict_int(d, "pkey", cfg->pkey);
-	rte_tel_data_add_dict_u64(d, "encap_slid", cfg->encap_slid);
-	rte_tel_data_add_dict_u64(d, "mcast_dlid", cfg->u_mcast_dlid);
+	rte_tel_data_add_dict_uint(d, "encap_slid", cfg->encap_slid);
+	rte_tel_data_add_dict_uint(d, "mcast_dlid", cfg->u_mcast_dlid);
 	rte_tel_data_add_dict_int(d, "eth_mtu", cfg->eth_mtu);
 	rte_tel_data_add_dict_int(d, "config_state", vp->conf.config_state);
 	rte_tel_data_add_dict_int(d, "oper_state", vp->oper_up ? OPA_VNIC_STATE_FORWARDING :
@@ -183,14 +184,14 @@ vport_add(struct opa_vnic_hfi *hfi, void *arg)
 	rte_tel_data_add_dict_string(d, "mac", mac);
 	opa_vnic_counters_raw(vp, &c);
 	pthread_mutex_unlock(&hfi->lock);
-	rte_tel_data_add_dict_u64(d, "rx_packets", c.rx_packets);
-	rte_tel_data_add_dict_u64(d, "tx_packets", c.tx_packets);
-	rte_tel_data_add_dict_u64(d, "rx_bytes", c.rx_bytes);
-	rte_tel_data_add_dict_u64(d, "tx_bytes", c.tx_bytes);
-	rte_tel_data_add_dict_u64(d, "tx_dlid_zero", c.tx_dlid_zero);
-	rte_tel_data_add_dict_u64(d, "tx_drop_state", c.tx_drop_state);
-	rte_tel_data_add_dict_u64(d, "rx_drop_state", c.rx_drop_state);
-	rte_tel_data_add_dict_u64(d, "rx_nohandler", c.rx_nohandler);
+	rte_tel_data_add_dict_uint(d, "rx_packets", c.rx_packets);
+	rte_tel_data_add_dict_uint(d, "tx_packets", c.tx_packets);
+	rte_tel_data_add_dict_uint(d, "rx_bytes", c.rx_bytes);
+	rte_tel_data_add_dict_uint(d, "tx_bytes", c.tx_bytes);
+	rte_tel_data_add_dict_uint(d, "tx_dlid_zero", c.tx_dlid_zero);
+	rte_tel_data_add_dict_uint(d, "tx_drop_state", c.tx_drop_state);
+	rte_tel_data_add_dict_uint(d, "rx_drop_state", c.rx_drop_state);
+	rte_tel_data_add_dict_uint(d, "rx_nohandler", c.rx_nohandler);
 }
 
 static int
