@@ -1431,16 +1431,6 @@ umad_shim_dev(void)
 	return dev;
 }
 
-int
-umad_shim_with_sma(void (*fn)(struct hfi_sma *sma, void *arg), void *arg)
-{
-	if (umad_shim_enter() < 0)
-		return -ENODEV;
-	fn(shim.sma, arg);
-	umad_shim_leave();
-	return 0;
-}
-
 /* ---- what the port is ---- */
 
 bool

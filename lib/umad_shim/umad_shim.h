@@ -38,7 +38,6 @@
 #define UMAD_SHIM_CAP_IS_SM	(UINT32_C(1) << 1)
 
 struct hfi_dev;
-struct hfi_sma;
 
 /*
  * Detach the management port, stop the shim's thread, close every umad fd
@@ -49,8 +48,5 @@ void umad_shim_reset(void);
 
 /* The management port's device (NULL before the first call attached it). */
 struct hfi_dev *umad_shim_dev(void);
-
-/* Run fn on the port's SMA under the shim's lock (tests: look, or provoke a trap). */
-int umad_shim_with_sma(void (*fn)(struct hfi_sma *sma, void *arg), void *arg);
 
 #endif /* UMAD_SHIM_H */

@@ -13,7 +13,8 @@
  * the agent that sent the request, unmatched Gets answered "unsupported");
  * a request with a timeout and no answer coming back with ETIMEDOUT;
  * ENOSPC with the length needed; two threads receiving on one fd; the
- * async fd reporting a P_Key change; IsSM while the issm file is open.
+ * async fd reporting a P_Key change; IsSM while the issm file is open; the
+ * port in Init with a managing switch as neighbour on an SM-managed fabric.
  */
 
 #include <endian.h>
@@ -33,6 +34,7 @@
 #include <cmocka.h>
 
 #include "hfi_dev.h"
+#include "hfi_fabric.h"
 #include "hfi_mad.h"
 #include "hfi_sma.h"
 #include "hfi_smp.h"
@@ -124,6 +126,25 @@ mad_tid(const uint8_t *m)
 
 	memcpy(&t, m + 8, 8);
 	return be64toh(t);
+}
+
+/* big-endian fields at any offset (MAD bytes are not aligned for their types) */
+static uint64_t
+be64_at(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return be64toh(v);
+}
+
+static uint32_t
+be32_at(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return be32toh(v);
 }
 
 static uint16_t
@@ -321,7 +342,7 @@ test_mad_buffer(void **state)
 	assert_int_equal(be16toh(m->addr.lid), 0x42);
 	umad_set_pkey(env->buf, 5);
 	assert_int_equal(umad_get_pkey(env->buf), 5);
-	assert_int_equal(*(uint16_t *)(env->buf + 56), 5);	/* pkey_index at 20 + 36 */
+	assert_int_equal(env->buf[56] | env->buf[57] << 8, 5);	/* pkey_index at 20 + 36 */
 	m->status = 110;
 	assert_int_equal(umad_status(env->buf), 110);
 	memset(&grh, 0, sizeof(grh));
@@ -444,7 +465,7 @@ test_local_dr_smp(void **state)
 	assert_int_equal(r[176 + 0], 0x80);	/* NodeInfo: BaseVersion */
 	assert_int_equal(r[176 + 2], 1);	/* NodeType: FI */
 	assert_int_equal(r[176 + 3], 1);	/* NumPorts */
-	assert_int_equal(be64toh(*(uint64_t *)(r + 176 + 16)), GUID);
+	assert_int_equal(be64_at(r + 176 + 16), GUID);
 
 	/* opa-fm's probe: IB format, class version 1, on the P_Key index of 0x7fff */
 	agent = reg2(fd, 0x81, 0x01, 0, 0);
@@ -502,7 +523,7 @@ test_remote_smp(void **state)
 	assert_int_equal(got[3], HFI_SMP_METHOD_GET_RESP);
 	assert_int_equal(mad_tid(got), 77);
 	assert_int_equal(glen, 32 + 48);
-	assert_int_equal(be64toh(*(uint64_t *)(got + 32 + 16)), GUID);
+	assert_int_equal(be64_at(got + 32 + 16), GUID);
 
 	/* a trap is left to an SM: the agent registered for Trap gets it */
 	fd = open_port();
@@ -859,6 +880,45 @@ test_issm(void **state)
 	assert_int_equal(access(path, F_OK), -1);
 }
 
+/* ---- a fabric under a subnet manager ---- */
+
+static void
+test_sm_managed(void **state)
+{
+	struct env *env = *state;
+	struct hfi_fabric_config cfg;
+	struct hfi_fabric *fab;
+	struct umad_shim_port port;
+	uint8_t *pi = env->buf + HDR + 176;
+	uint32_t agent;
+	int fd, len;
+
+	umad_shim_reset();
+	hfi_fabric_config_init(&cfg, false);
+	cfg.sm_managed = true;
+	assert_int_equal(hfi_fabric_create("umad-shim-sm", &cfg, &fab), 0);
+	setenv(UMAD_SHIM_ENV_FABRIC, "umad-shim-sm", 1);
+	setenv(UMAD_SHIM_ENV_LID, "0x42", 1);
+	/* the port waits in Init for the SM, as hfi1's does */
+	assert_int_equal(umad_get_port(NULL, 0, &port), 0);
+	assert_int_equal(port.state, 2);
+	assert_int_equal(port.base_lid, 0x42);
+	umad_release_port(&port);
+	fd = open_port();
+	agent = reg2(fd, 0x81, 0x80, 0, 0);
+	opa_dr_smp(env->mad, HFI_SMP_METHOD_GET, 1, HFI_SMP_ATTR_PORT_INFO, 0x01000200);
+	assert_int_equal(send_mad(env, fd, agent, env->mad, 176, 0xffff, 0, 0, 100, 0), 0);
+	assert_int_equal(recv_mad(env, fd, &len, WAIT_MS), (int)agent);
+	assert_int_equal(mad_status(env->buf + HDR) & 0x7fff, 0);
+	assert_int_equal(be32_at(pi), 0x42);		/* LID */
+	assert_int_equal(pi[19] & 0xf, 2);				/* PortState Init */
+	assert_int_equal(pi[236] & 0x3, 1);				/* neighbour: a switch */
+	assert_int_equal(pi[236] & 0x8, 0x8);				/* MgmtAllowed */
+	assert_int_equal(umad_close_port(fd), 0);
+	umad_shim_reset();
+	hfi_fabric_close(fab);
+}
+
 int
 main(void)
 {
@@ -875,6 +935,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_threads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_verbs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_issm, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sm_managed, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
