@@ -4,7 +4,7 @@
 
 /*
  * dpdk-test-vnic umad-run --fabric shm:NAME [--guid G] [--desc TEXT] [--lid L]
- *                         [--trace [FILE]] -- COMMAND [ARGS...]
+ *                         [--trace[=FILE]] -- COMMAND [ARGS...]
  *
  * Runs COMMAND with the umad shim (libopa_umad_shim.so) preloaded and told
  * which fabric to use: the program's libibumad and libibverbs calls then see
@@ -38,14 +38,14 @@ umad_run_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: dpdk-test-vnic umad-run --fabric shm:NAME [--guid G] [--desc TEXT]\n"
-		"                               [--lid L] [--trace [FILE]] -- COMMAND [ARGS...]\n"
+		"                               [--lid L] [--trace[=FILE]] -- COMMAND [ARGS...]\n"
 		"  Run COMMAND with the umad shim: its libibumad/libibverbs calls see one HFI,\n"
 		"  hfi1_0, whose port 1 is a management port of the fabric, attached by COMMAND's\n"
 		"  process at its first umad call. The fabric must exist (fabric create).\n"
 		"  --guid G     node and port GUID (default: the model's, from the LID)\n"
 		"  --desc TEXT  NodeDescription (default \"<host> hfi1_0\")\n"
 		"  --lid L      ask the fabric for this LID (default: the lowest free one)\n"
-		"  --trace      log every umad/verbs call and MAD to stderr (or to FILE)\n"
+		"  --trace[=FILE]  log every umad/verbs call and MAD to stderr (or to FILE)\n"
 		"  OPA_UMAD_SHIM=PATH names the shim library to preload instead of the built one.\n"
 		"Exit status: COMMAND's; 1 when the fabric or the shim is missing, 2 bad\n"
 		"arguments, 127 when COMMAND cannot be run.\n");

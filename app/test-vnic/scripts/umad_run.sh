@@ -56,9 +56,10 @@ expect "$tmp/err" "fabric create"
 [ $? = 7 ] || bad "COMMAND's exit status"
 "$TEST_VNIC" umad-run --fabric "$fab" -- /nonexistent/prog 2> "$tmp/err"
 [ $? = 127 ] || bad "COMMAND that cannot run: exit 127"
-OPA_UMAD_GUID=0x1 "$TEST_VNIC" umad-run --fabric "$fab" --lid 0x20 -- \
-	sh -c 'echo "$OPA_UMAD_FABRIC ${OPA_UMAD_GUID:-none} $OPA_UMAD_LID $LD_PRELOAD"' > "$tmp/env"
-expect "$tmp/env" "^$fab none 0x20 /.*libopa_umad_shim.so"
+OPA_UMAD_GUID=0x1 "$TEST_VNIC" umad-run --fabric "$fab" --lid 0x20 --trace="$tmp/trace" -- \
+	sh -c 'echo "$OPA_UMAD_FABRIC ${OPA_UMAD_GUID:-none} $OPA_UMAD_LID $OPA_UMAD_TRACE $LD_PRELOAD"' \
+	> "$tmp/env"
+expect "$tmp/env" "^$fab none 0x20 $tmp/trace /.*libopa_umad_shim.so"
 
 # ---- the probe: its own port, GUID and description as asked ----
 "$TEST_VNIC" umad-run --fabric "$fab" --guid 0x00117501aabbccdd --desc "probe one" -- \
