@@ -20,6 +20,7 @@ TEST_VNIC_CMD("em", cmd_em, "the Ethernet Manager simulator: configure vports ov
 TEST_VNIC_CMD("vema-hosts", cmd_vema_hosts, "simulated VNIC hosts (VEMA agents) for the EM")
 TEST_VNIC_CMD("fabric", cmd_fabric, "manage and exercise software fabrics (shm:NAME)")
 TEST_VNIC_CMD("perf", cmd_perf, "cycles per packet of the datapath building blocks")
+TEST_VNIC_CMD("umad-run", cmd_umad_run, "run a umad program on a software fabric's management port")
 
 #ifdef TEST_VNIC_CMD_PROTOTYPES
 #undef TEST_VNIC_CMD
