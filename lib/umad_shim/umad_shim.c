@@ -346,13 +346,8 @@ op_set_lid(void *ctx, uint32_t lid, uint8_t lmc)
 
 	(void)ctx;
 	(void)lmc;
-	if (lid != hfi_dev_lid(shim.dev)) {
-#ifdef UMAD_SHIM_HAVE_MAD_SET_LID
+	if (lid != hfi_dev_lid(shim.dev))
 		rc = hfi_mad_set_lid(shim.dev, lid);
-#else
-		rc = -ENOTSUP;
-#endif
-	}
 	umad_shim_trace("SM sets LID 0x%x: %s", lid, rc == 0 ? "done" : strerror(-rc));
 	if (rc == 0)
 		async_post_locked(UMAD_SHIM_IBV_EVENT_LID_CHANGE);
@@ -428,11 +423,19 @@ sma_link_up_locked(void)
 {
 	struct hfi_sma_config cfg;
 	struct hfi_sma_link_info li;
+	struct hfi_fabric_neighbor n;
 
 	hfi_sma_config_init(&cfg);
 	memset(&li, 0, sizeof(li));
 	li.neighbor_type = 1;			/* a switch */
 	li.mgmt_allowed = shim.sm_managed;	/* its FM may manage the fabric from here */
+	/* The switch of a fabric run by an SM says who it is and which of its ports this is. */
+	if (hfi_dev_neighbor(shim.dev, &n) == 0) {
+		li.neighbor_guid = n.guid;
+		li.neighbor_port = n.port;
+		li.neighbor_type = n.node_type;
+		li.mgmt_allowed = n.mgmt_allowed;
+	}
 	li.link_width_active = top_bit(cfg.link_width_supported);
 	li.link_speed_active = top_bit(cfg.link_speed_supported);
 	li.lwd_tx_active = li.link_width_active;
@@ -1318,9 +1321,9 @@ attach_locked(void)
 	shim.sm_managed = fc.sm_managed;
 	/* hfi1's management partitions, as umad_get_port() lists them for opamgt's check */
 	hfi_fabric_set_pkeys(hfi_dev_fabric(shim.dev), hfi_dev_lid(shim.dev), pkeys, 2);
+	/* The fabric's GUID of the port: what its switch reports as the neighbour's. */
 	if (guid == 0)
-		guid = shim.dev->chip != NULL ? shim.dev->chip->guid :
-		       UINT64_C(0x5357000000000000) | hfi_dev_lid(shim.dev);
+		guid = hfi_dev_port_guid(shim.dev);
 	shim.guid = guid;
 	sma_config_locked(&cfg, guid);
 	shim.sma = hfi_sma_create(&cfg, &sma_ops, NULL);
