@@ -28,7 +28,7 @@
 
 #define HFI_SWITCH_MAX_PORTS	64		/* external ports: one per fabric slot */
 #define HFI_SWITCH_LFT_CAP	0xc000		/* LinearFDBCap: LIDs 0..0xbfff */
-#define HFI_SWITCH_MFT_CAP	1024		/* MulticastFDBCap: 0xf00000..0xf003ff */
+#define HFI_SWITCH_MFT_CAP	8192		/* MulticastFDBCap: 0xf00000..0xf01fff (opa-fm's MLIDTableCap) */
 #define HFI_SWITCH_MFT_POSITIONS 2		/* 64-bit masks held: ports 0..127 */
 #define HFI_SWITCH_NUM_PKEYS	32		/* PartitionEnforcementCap: one block */
 #define HFI_SWITCH_MCAST_BASE	UINT32_C(0xf00000)	/* MFT index 0 (STL_LID_MULTICAST_BEGIN) */
