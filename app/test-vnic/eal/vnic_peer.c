@@ -80,7 +80,8 @@ on_lsc(uint16_t port_id, enum rte_eth_event_type type, void *arg, void *ret)
 
 	RTE_SET_USED(type);
 	RTE_SET_USED(ret);
-	rte_eth_link_get_nowait(port_id, &link);
+	if (rte_eth_link_get_nowait(port_id, &link) != 0)
+		return 0;
 	__atomic_store_n(&p->up, link.link_status == RTE_ETH_LINK_UP, __ATOMIC_RELEASE);
 	__atomic_fetch_add(link.link_status ? &p->ups : &p->downs, 1, __ATOMIC_RELEASE);
 	printf("port %u: link %s\n", (unsigned int)(p - ports), link.link_status ? "up" : "down");
