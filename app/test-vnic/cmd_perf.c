@@ -53,12 +53,14 @@ uint32_t hfi_crc32_update_portable(uint32_t state, const void *buf, size_t len);
 #define PERF_HFI_MAX_FRAME	(HARNESS_TX_BUF - PBC_SIZE - OPA_VNIC_HDR_LEN - 16)
 
 static const char perf_usage[] =
-"usage: dpdk-test-vnic perf [--quick] [--runs N] [--run-ms MS] [--sizes L1,L2,...] [--pmd]\n"
+"usage: dpdk-test-vnic perf [--quick] [--runs N] [--run-ms MS] [--sizes L1,L2,...]\n"
+"                           [--pmd [--simd-bitwidth 64|128|256|512]]\n"
 "  Cycles per packet of the datapath building blocks, next to a memcpy of the\n"
 "  frame: transmit decision + header write, receive validation, the ICRC\n"
 "  (selected and portable implementations), one software-HFI round trip.\n"
 "  --pmd       then the PMD's receive and transmit bursts without the device\n"
 "              model, next to net_null's (starts EAL with --no-huge)\n"
+"  --simd-bitwidth  EAL's --force-max-simd-bitwidth for --pmd [EAL's default]\n"
 "  --quick     3 runs of 1 ms (a format check, not a measurement)\n"
 "  --runs N    runs per operation, the median is printed (1..101) [9]\n"
 "  --run-ms MS length of one run in milliseconds (1..10000) [20]\n"
@@ -618,6 +620,7 @@ cmd_perf(int argc, char **argv)
 		{ "run-ms", required_argument, NULL, 'm' },
 		{ "sizes", required_argument, NULL, 's' },
 		{ "pmd", no_argument, NULL, 'p' },
+		{ "simd-bitwidth", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -625,6 +628,7 @@ cmd_perf(int argc, char **argv)
 	unsigned int nsizes = 3, runs = PERF_RUNS, run_ms = PERF_RUN_MS, i, max = 0;
 	struct perf_data d;
 	bool pmd = false;
+	unsigned int simd_bits = 0;
 	double ghz;
 	int c, rc = 0;
 
@@ -648,6 +652,13 @@ cmd_perf(int argc, char **argv)
 			break;
 		case 'p':
 			pmd = true;
+			break;
+		case 'w':
+			if (parse_num("--simd-bitwidth", optarg, 64, 512, &simd_bits) != 0 ||
+			    (simd_bits & (simd_bits - 1)) != 0) {
+				fprintf(stderr, "perf: --simd-bitwidth: 64, 128, 256 or 512\n");
+				return 2;
+			}
 			break;
 		case 'h':
 			fputs(perf_usage, stdout);
@@ -698,7 +709,8 @@ cmd_perf(int argc, char **argv)
 	if (rc == 0 && perf_levels(&d, runs, (uint64_t)run_ms * 1000000u, ghz) != 0)
 		rc = 1;
 	sw_hfi_close(&d);
-	if (rc == 0 && pmd && perf_pmd_run(sizes, nsizes, runs, run_ms, OPA_VNIC_NULL_PMD) != 0)
+	if (rc == 0 && pmd && perf_pmd_run(sizes, nsizes, runs, run_ms, simd_bits,
+				  OPA_VNIC_NULL_PMD) != 0)
 		rc = 1;
 out:
 	free(d.frame);

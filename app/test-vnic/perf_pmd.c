@@ -425,9 +425,10 @@ port_start(uint16_t port, struct rte_mempool *mp)
 }
 
 static int
-eal_start(const char *null_pmd, const uint32_t *sizes, unsigned int nsizes, char **vdev_args)
+eal_start(const char *null_pmd, const uint32_t *sizes, unsigned int nsizes, unsigned int simd_bits,
+	  char **vdev_args)
 {
-	char prefix[64], lib[512];
+	char prefix[64], lib[512], simd[48];
 	char *argv[32];
 	int argc = 0;
 	unsigned int i;
@@ -445,6 +446,10 @@ eal_start(const char *null_pmd, const uint32_t *sizes, unsigned int nsizes, char
 	argv[argc++] = (char *)"-l";
 	argv[argc++] = (char *)"0";
 	argv[argc++] = prefix;
+	if (simd_bits != 0) {
+		snprintf(simd, sizeof(simd), "--force-max-simd-bitwidth=%u", simd_bits);
+		argv[argc++] = simd;
+	}
 	if (null_pmd != NULL && null_pmd[0] != '\0' && access(null_pmd, R_OK) == 0) {
 		snprintf(lib, sizeof(lib), "-d%s", null_pmd);
 		argv[argc++] = lib;
@@ -478,7 +483,7 @@ link_wait(uint16_t port)
 
 int
 perf_pmd_run(const uint32_t *sizes, unsigned int nsizes, unsigned int runs, unsigned int run_ms,
-	     const char *null_pmd)
+	     unsigned int simd_bits, const char *null_pmd)
 {
 	struct pmd_bench *b;
 	char *vdev_args[PMD_NULL_MAX] = { NULL };
@@ -489,7 +494,7 @@ perf_pmd_run(const uint32_t *sizes, unsigned int nsizes, unsigned int runs, unsi
 	unsigned int i, k;
 	int rc = -1, op;
 
-	if (eal_start(null_pmd, sizes, nsizes, vdev_args) < 0) {
+	if (eal_start(null_pmd, sizes, nsizes, simd_bits, vdev_args) < 0) {
 		fprintf(stderr, "perf --pmd: EAL did not start: %s\n", rte_strerror(rte_errno));
 		goto free_args;
 	}

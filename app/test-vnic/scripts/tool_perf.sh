@@ -85,6 +85,7 @@ awk '$1 ~ /^null_/ && $2 == 64 && $5 != "1.00" { bad = 1 } END { exit bad }' "$t
 
 # Bad arguments: exit code 2 and a message naming the option.
 for args in "--sizes 10" "--sizes 64,,1518" "--sizes 20000" "--runs 0" "--run-ms x" \
+	"--simd-bitwidth 100" "--simd-bitwidth 1024" \
 	"--bogus" "extra"; do
 	# shellcheck disable=SC2086
 	"$TEST_VNIC" perf $args >/dev/null 2>"$tmp/err"
