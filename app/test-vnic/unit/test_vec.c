@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "encap_test_util.h"
+#include "encap_vectors.h"
 #include "opa_vnic_encap.h"
 #include "opa_vnic_vec.h"
 
@@ -105,72 +106,19 @@ tx_check(const struct opa_vnic_tx_ctx *ctx, struct tx_burst *b, uint32_t clear)
 }
 
 /* The golden vectors' transmit path (test_encap's), the scalar bytes checked too. */
-struct vector {
-	uint32_t slid, dlid, sc, rc, pkey, entropy, vesw_id, frame_len;
-	uint8_t hdr[OPA_VNIC_HDR_LEN];
-};
-
-static size_t
-load_vectors(struct vector *v, size_t max)
-{
-	const char *dir = getenv("VECTORS_DIR");
-	char path[4096], line[512], hex[64];
-	size_t n = 0, i;
-	unsigned int pad, total, byte;
-	FILE *f;
-
-	if (dir == NULL)
-		dir = OPA_VNIC_VECTORS_DIR;
-	snprintf(path, sizeof(path), "%s/encap-header.txt", dir);
-	f = fopen(path, "r");
-	if (f == NULL)
-		fail_msg("cannot open %s", path);
-	while (fgets(line, sizeof(line), f) != NULL && n < max) {
-		if (line[0] == '#' || line[0] == '\n')
-			continue;
-		if (sscanf(line, "%i %i %i %i %i %i %i %u | %63s | pad=%u total=%u",
-			   (int *)&v[n].slid, (int *)&v[n].dlid, (int *)&v[n].sc, (int *)&v[n].rc,
-			   (int *)&v[n].pkey, (int *)&v[n].entropy, (int *)&v[n].vesw_id,
-			   &v[n].frame_len, hex, &pad, &total) != 11 ||
-		    strlen(hex) != 2 * OPA_VNIC_HDR_LEN)
-			fail_msg("%s: cannot parse '%s'", path, line);
-		for (i = 0; i < OPA_VNIC_HDR_LEN; i++) {
-			assert_int_equal(sscanf(hex + 2 * i, "%2x", &byte), 1);
-			v[n].hdr[i] = (uint8_t)byte;
-		}
-		n++;
-	}
-	fclose(f);
-	assert_true(n >= 6);
-	return n;
-}
-
 static void
 test_tx_vectors(void **state)
 {
-	static struct vector v[256];
+	static struct encap_vector v[256];
 	static uint8_t frame[OPA_VNIC_MAX_FRAME_LEN];
 	static struct tx_burst b;
-	struct opa_vnic_vport_cfg cfg;
 	struct opa_vnic_tx_ctx ctx;
-	size_t n = load_vectors(v, 256), i;
+	size_t n = encap_vectors_load(v, 256), i;
 	unsigned int k;
 
 	(void)state;
 	for (i = 0; i < n; i++) {
-		memset(&cfg, 0, sizeof(cfg));
-		cfg.encap_slid = v[i].slid;
-		cfg.pkey = (uint16_t)v[i].pkey;
-		cfg.vesw_id = (uint16_t)v[i].vesw_id;
-		cfg.non_vlan_sc_uc = (uint8_t)v[i].sc;
-		cfg.rc = v[i].rc;
-		cfg.eth_mtu = 9600;
-		assert_int_equal(opa_vnic_tx_ctx_build(&ctx, &cfg, 0), 0);
-		memset(frame, 0, v[i].frame_len);
-		frame[0] = 0x02;
-		frame[3] = (uint8_t)v[i].dlid;
-		frame[4] = (uint8_t)(v[i].dlid >> 8);
-		frame[5] = (uint8_t)(v[i].dlid >> 16);
+		encap_vector_tx(&v[i], &ctx, frame);
 		/* Bursts of every length up to 20 of this one vector. */
 		for (b.n = 1; b.n <= 20; b.n++) {
 			for (k = 0; k < b.n; k++)
@@ -182,8 +130,8 @@ test_tx_vectors(void **state)
 			for (k = 0; k < b.n; k++)
 				if (memcmp(b.ref[k] + OPA_VNIC_PBC_LEN, v[i].hdr,
 					   OPA_VNIC_HDR_LEN) != 0)
-					fail_msg("vector %zu: scalar header differs from the vector",
-						 i);
+					fail_msg("vector line %u: scalar header differs from the "
+						 "vector", v[i].line);
 		}
 	}
 }
