@@ -37,6 +37,7 @@
 #include <rte_mbuf.h>
 
 #include "eal_env.h"
+#include "vnic_la_mac.h"
 #include "hfi_dev.h"
 #include "hfi_mad.h"
 #include "hfi_smp.h"
@@ -67,18 +68,6 @@ die(const char *what)
 {
 	fprintf(stderr, "test_vnic_capture: %s\n", what);
 	exit(1);
-}
-
-/* The locally administered MAC of the vport of vesw_id on the HFI with LID lid. */
-static void
-la_mac(uint16_t vesw_id, uint32_t lid, struct rte_ether_addr *a)
-{
-	a->addr_bytes[0] = 0x02;
-	a->addr_bytes[1] = (uint8_t)((vesw_id & 0xf) << 4);
-	a->addr_bytes[2] = (uint8_t)(vesw_id >> 4);
-	a->addr_bytes[3] = (uint8_t)lid;
-	a->addr_bytes[4] = (uint8_t)(lid >> 8);
-	a->addr_bytes[5] = (uint8_t)(lid >> 16);
 }
 
 static void
@@ -140,7 +129,7 @@ send_frames(unsigned int from, unsigned int to, unsigned int count, struct rte_m
 	struct rte_mbuf *m[64], *rx[64];
 	unsigned int k, sent, got = 0, t;
 
-	la_mac(ports[to].vesw, ports[to].lid, &dst);
+	vnic_la_mac(ports[to].vesw, ports[to].lid, &dst);
 	for (k = 0; k < count; k++) {
 		struct rte_ether_hdr *eth;
 		uint8_t *payload;

@@ -42,11 +42,6 @@ declare -A MAC=([p0]=$(vnic_mac 1 1) [p1]=$(vnic_mac 1 2) [p2]=$(vnic_mac 2 1) [
 declare -A OFPORT=([p0]=1 [p1]=2 [p2]=3 [p3]=4)
 # p1 takes link changes from LSC interrupts (the PMD raises them), the others poll.
 declare -A LSC=([p0]=false [p1]=true [p2]=false [p3]=false)
-add_port() {
-	vsctl add-port br0 "$1" -- set Interface "$1" type=dpdk \
-		"options:dpdk-devargs=${DEVARGS[$1]}" "options:dpdk-lsc-interrupt=${LSC[$1]}" \
-		"ofport_request=${OFPORT[$1]}" "${@:2}" || fail "add-port $1"
-}
 check_port() {
 	local e
 	e=$(ifget "$1" error)

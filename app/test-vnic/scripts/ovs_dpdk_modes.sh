@@ -139,11 +139,7 @@ declare -A DEVARGS=(
 declare -A MAC=([p0]=$(vnic_mac $V1 1) [p1]=$(vnic_mac $V1 2) [p2]=$(vnic_mac $V2 1)
 		[p3]=$(vnic_mac $V2 2))
 declare -A OFPORT=([p0]=1 [p1]=2 [p2]=3 [p3]=4)
-add_port() {
-	vsctl add-port br0 "$1" -- set Interface "$1" type=dpdk \
-		"options:dpdk-devargs=${DEVARGS[$1]}" "ofport_request=${OFPORT[$1]}" ||
-		fail "add-port $1"
-}
+declare -A LSC=()
 # The link comes up once the EM has configured the vport (it polls every
 # second). OVS reads a port's MAC when it configures the port, which may be
 # before the EM gave the vport its own: a reconfiguration (here LSC interrupt

@@ -167,3 +167,14 @@ ovs_start() {
 		die "PMD libraries mapped in ovs-vswitchd: '$maps' (expected only the build tree's copy)"
 	step "ovs-vswitchd $("$VSWITCHD" --version | head -1 | awk '{print $NF}') running (pid $VPID)"
 }
+
+# add_port NAME [COLUMN=VALUE...]: a dpdk Interface of br0 with the devargs
+# DEVARGS[NAME], the OpenFlow port OFPORT[NAME] and the LSC mode LSC[NAME] if
+# the test gives one.
+add_port() {
+	local lsc=()
+	[ -n "${LSC[$1]:-}" ] && lsc=("options:dpdk-lsc-interrupt=${LSC[$1]}")
+	vsctl add-port br0 "$1" -- set Interface "$1" type=dpdk \
+		"options:dpdk-devargs=${DEVARGS[$1]}" "${lsc[@]}" \
+		"ofport_request=${OFPORT[$1]}" "${@:2}" || fail "add-port $1"
+}
