@@ -33,6 +33,7 @@
 #include <rte_mbuf.h>
 
 #include "eal_env.h"
+#include "vnic_la_mac.h"
 
 #define MAX_PORTS	4
 #define BURST		8
@@ -89,18 +90,6 @@ on_lsc(uint16_t port_id, enum rte_eth_event_type type, void *arg, void *ret)
 	return 0;
 }
 
-/* The locally administered MAC of a vport of vesw_id on the HFI with LID lid. */
-static void
-la_mac(uint16_t vesw_id, uint32_t lid, struct rte_ether_addr *a)
-{
-	a->addr_bytes[0] = 0x02;
-	a->addr_bytes[1] = (uint8_t)((vesw_id & 0xf) << 4);
-	a->addr_bytes[2] = (uint8_t)(vesw_id >> 4);
-	a->addr_bytes[3] = (uint8_t)lid;
-	a->addr_bytes[4] = (uint8_t)(lid >> 8);
-	a->addr_bytes[5] = (uint8_t)(lid >> 16);
-}
-
 static int
 port_open(unsigned int i, const char *hfi, const char *fabric, uint32_t lid, uint32_t peer_lid,
 	  struct rte_mempool *mp)
@@ -113,7 +102,7 @@ port_open(unsigned int i, const char *hfi, const char *fabric, uint32_t lid, uin
 	snprintf(name, sizeof(name), "net_opa_vnic%u", i);
 	snprintf(args, sizeof(args), "%s,hfi=%s,fabric=%s,lid=%u,vport=%u", name, hfi, fabric,
 		 lid, i);
-	la_mac((uint16_t)(i + 1), peer_lid, &p->peer);
+	vnic_la_mac((uint16_t)(i + 1), peer_lid, &p->peer);
 	rc = rte_dev_probe(args);
 	if (rc == 0)
 		rc = rte_eth_dev_get_port_by_name(name, &p->id);
