@@ -7,6 +7,7 @@
 # ./run.sh setup      install what is missing and build (no tests)
 # ./run.sh fuzz [S]   run the libFuzzer targets for S seconds each (default 60)
 # ./run.sh bench [..] benchmarks beside baselines run side by side (devtools/bench.sh --help)
+# ./run.sh soak [M]   M minutes (default 10) of traffic under churn, every frame accounted for
 #
 # Build trees: build/ (default), build-asan/ (ASan+UBSan: unit, EAL and e2e suites), build-fuzz/
 # (clang), build-dpdk<version>/ (against the DPDK 24.11 of OPA_VNIC_DPDK_SRC, when set).
@@ -86,6 +87,11 @@ cmd_fuzz() {
 	"$OPA_TOP/devtools/fuzz.sh" "$OPA_TOP/build-fuzz" "${1:-60}"
 }
 
+cmd_soak() {
+	opa_setup "$BUILD"
+	"$OPA_TOP/devtools/soak.sh" "$BUILD" "${1:-10}"
+}
+
 cmd_bench() {
 	opa_setup "$BUILD"
 	"$OPA_TOP/devtools/bench.sh" --build "$BUILD" "$@"
@@ -97,8 +103,9 @@ demo) cmd_demo ;;
 test) cmd_test ;;
 fuzz) shift; cmd_fuzz "$@" ;;
 bench) shift; cmd_bench "$@" ;;
+soak) shift; cmd_soak "$@" ;;
 *)
-	sed -n '4,10p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '4,11p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 	;;
 esac
