@@ -13,7 +13,8 @@
 #      inbound and outbound frames are exactly what port 0's counters moved
 #      by; dumpcap's promiscuous-mode change is refused and testpmd's mode
 #      stays;
-#   3. the same with dpdk-pdump (pcap files, rx and tx) on port 1.
+#   3. dpdk-pdump (pcap files, rx and tx) on port 1 while testpmd forwards;
+#   4. dpdk-proc-info --stats-reset: testpmd's counters read 0 afterwards.
 # Hugepages: /proc/sys/vm/nr_hugepages is only ever raised (by what is
 # missing) and given back, hugetlbfs is mounted in the test's directory and
 # unmounted; every process started is stopped by its pid.
@@ -125,6 +126,8 @@ wait-file $tmp/pdump.ready
 stop
 show port stats 1
 wait-file $tmp/pdump.done
+wait-file $tmp/reset.done
+show port stats all
 quit
 EOF
 VNIC_TESTPMD_MEM="--huge-dir $tmp/huge -m 256 --iova-mode=va" vnic_testpmd "$tmp/tp.out" \
@@ -260,8 +263,19 @@ kill -TERM "$tool_pid"
 wait "$tool_pid" || fail "dpdk-pdump: exit $?"
 tool_pid=""
 touch "$tmp/pdump.done"
+# ---- 4. a secondary's reset is the primary's ----
+proc_info --stats-reset >"$tmp/reset.out" 2>&1 || fail "proc-info --stats-reset: exit $?"
+touch "$tmp/reset.done"
 wait "$tp_pid" || fail "testpmd: exit $?"
 tp_pid=""
+for p in 0 1; do
+	[ "$(grep -c "NIC statistics for port $p" "$tmp/tp.out")" = 4 ] ||
+		fail "testpmd did not show port $p after the reset"
+	for f in RX-packets TX-packets RX-bytes TX-bytes; do
+		v=$(port_stat $f $p 4)
+		[ "$v" = 0 ] || fail "port $p $f after proc-info --stats-reset: $v"
+	done
+done
 # Blocks of port 1: 1 (io run), 2 (before), 3 (after).
 rx=$(($(port_stat RX-packets 1 3) - $(port_stat RX-packets 1 2)))
 tx=$(($(port_stat TX-packets 1 3) - $(port_stat TX-packets 1 2)))
@@ -284,6 +298,7 @@ grep -q "packets transmitted to vdev:[[:space:]]*$((rxn + txn))\$" "$tmp/pdump.o
 	fail "pdump wrote $((rxn + txn)) frames: $(grep 'transmitted to vdev' "$tmp/pdump.out")"
 [ $fails = 0 ] && echo "ok: dpdk-pdump captured port 1's forwarding ($rxn of $rx received, $txn of $tx sent frames)"
 
+[ $fails = 0 ] && echo "ok: proc-info --stats-reset zeroed testpmd's counters"
 grep -q 'opa_vnic:.*closed' "$tmp/tp.out" || fail "testpmd did not close its ports"
 if [ $fails -ne 0 ]; then
 	echo "---- testpmd ----"; tail -40 "$tmp/tp.out"
