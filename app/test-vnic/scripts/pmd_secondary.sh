@@ -21,10 +21,32 @@
 set -u
 tmp=$(mktemp -d)
 hp_set="" hp_mounted="" tp_pid="" tool_pid=""
+# stop_tree PID: PID's descendants (deepest first), then PID; each by its pid.
+# testpmd runs under vnic_testpmd's subshell and pipeline, whose pid is tp_pid.
+stop_tree() {
+	local c
+	for c in $(pgrep -P "$1"); do
+		stop_tree "$c"
+	done
+	kill -TERM "$1" 2>/dev/null
+}
+# hold_pids: the processes with files in the private hugetlbfs (ours only).
+hold_pids() { [ -n "$hp_mounted" ] && fuser -m "$hp_mounted" 2>/dev/null; }
 cleanup() {
-	local p
+	local p i
 	for p in $tool_pid $tp_pid; do
-		kill -TERM "$p" 2>/dev/null && wait "$p" 2>/dev/null
+		stop_tree "$p"
+	done
+	# When the test itself is stopped, testpmd may outlive its pipeline (its
+	# group signalled) or ignore SIGTERM at its prompt: stopped by pid.
+	for i in $(seq 30); do
+		[ -z "$(hold_pids)" ] && break
+		[ "$i" = 20 ] && for p in $(hold_pids); do kill -KILL "$p"; done
+		[ "$i" = 1 ] && for p in $(hold_pids); do kill -TERM "$p"; done
+		sleep 0.1
+	done
+	for p in $tool_pid $tp_pid; do
+		wait "$p" 2>/dev/null
 	done
 	[ -n "$hp_mounted" ] && umount "$hp_mounted"
 	[ -n "$hp_set" ] && echo "$hp_set" >/proc/sys/vm/nr_hugepages
@@ -216,15 +238,18 @@ touch "$tmp/dumpcap.ready"
 # Sent and received, the counters shown (port 0's third statistics block).
 wait_for "$tmp/tp.out" 'start tx_first 4' || fail "testpmd did not send"
 wait_count "$tmp/tp.out" 3 'NIC statistics for port 0' || fail "testpmd did not show port 0"
-# What pdump's callbacks copied is in dumpcap's ring: let it write them.
-sleep 1
+# Blocks of port 0: 1 (io run), 2 (before), 3 (after).
+rx=$(($(port_stat RX-packets 0 3) - $(port_stat RX-packets 0 2)))
+tx=$(($(port_stat TX-packets 0 3) - $(port_stat TX-packets 0 2)))
+# What pdump's callbacks copied is in dumpcap's ring: let it write them (its
+# running count, rewritten with backspaces, reaches the counters' total; 30 s
+# at most), and a little more.
+wait_for "$tmp/dumpcap.out" "Packets captured:.*[^0-9]$((rx + tx))([^0-9]|\$)" || true
+sleep 0.5
 kill -TERM "$tool_pid"
 wait "$tool_pid" || fail "dumpcap: exit $?"
 tool_pid=""
 touch "$tmp/dumpcap.done"
-# Blocks of port 0: 1 (io run), 2 (before), 3 (after).
-rx=$(($(port_stat RX-packets 0 3) - $(port_stat RX-packets 0 2)))
-tx=$(($(port_stat TX-packets 0 3) - $(port_stat TX-packets 0 2)))
 [ $rx = 128 ] && [ $tx = 128 ] || fail "port 0 moved by $rx received, $tx sent: 128 each expected"
 in=$(frames "$cap" 1)
 out=$(frames "$cap" 2)
