@@ -30,8 +30,11 @@ stop_tree() {
 	done
 	kill -TERM "$1" 2>/dev/null
 }
-# hold_pids: the processes with files in the private hugetlbfs (ours only).
-hold_pids() { [ -n "$hp_mounted" ] && fuser -m "$hp_mounted" 2>/dev/null; }
+# hold_pids: the processes that map files of the private hugetlbfs (ours only).
+hold_pids() {
+	[ -n "$hp_mounted" ] || return 0
+	grep -l -F "$hp_mounted/" /proc/[0-9]*/maps 2>/dev/null | awk -F/ '{ print $3 }'
+}
 cleanup() {
 	local p i
 	for p in $tool_pid $tp_pid; do
@@ -62,7 +65,7 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 skip() { echo "SKIP: $*"; exit 77; }
 
 [ "$(id -u)" = 0 ] || skip "needs root (hugepages, hugetlbfs)"
-for t in dpdk-testpmd dpdk-proc-info dpdk-dumpcap dpdk-pdump tshark capinfos; do
+for t in dpdk-testpmd dpdk-proc-info dpdk-dumpcap dpdk-pdump tshark capinfos pgrep; do
 	command -v $t >/dev/null || skip "$t is not installed"
 done
 
