@@ -53,7 +53,9 @@ cleanup() {
 	done
 	[ -n "$hp_mounted" ] && umount "$hp_mounted"
 	[ -n "$hp_set" ] && echo "$hp_set" >/proc/sys/vm/nr_hugepages
+	# EAL's runtime directory, which vnic_testpmd removes only after a normal exit.
 	rm -rf "$tmp"
+	declare -F vnic_prefix >/dev/null && rm -rf "/var/run/dpdk/$(vnic_prefix)"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
