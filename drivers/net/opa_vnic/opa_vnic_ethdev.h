@@ -29,6 +29,7 @@
  */
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/queue.h>
@@ -40,6 +41,7 @@
 #include "hfi_dev.h"
 #include "hfi_rcv.h"
 #include "hfi_sdma.h"
+#include "opa_vnic_compat.h"
 #include "opa_vnic_config.h"
 #include "opa_vnic_devargs.h"
 #include "opa_vnic_mgmt.h"
@@ -527,5 +529,25 @@ extern const struct eth_dev_ops opa_vnic_ops;
 struct opa_vnic_vport *opa_vnic_vport_of_port(uint16_t port_id);
 /* Raise LSC if the vport's oper state changed since the last event (no lock held). */
 void opa_vnic_vport_report_link(struct opa_vnic_vport *vp);
+/* The primary's ops that answer secondaries too (opa_vnic_mp.c). */
+int opa_vnic_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info);
+const uint32_t *opa_vnic_supported_ptypes(OPA_VNIC_PTYPES_ARGS(dev, n));
+int opa_vnic_priv_dump(struct rte_eth_dev *dev, FILE *f);
+
+/* ---- opa_vnic_mp.c ---- */
+
+/*
+ * A primary's vport takes a reference on the multi-process channel through
+ * which secondaries ask for statistics and information (0 or a negative
+ * errno); the last one closed releases it.
+ */
+int opa_vnic_mp_get(void);
+void opa_vnic_mp_put(void);
+/* Held while a port closes: no secondary's request is served meanwhile. */
+void opa_vnic_mp_lock(void);
+void opa_vnic_mp_unlock(void);
+struct rte_vdev_device;
+/* Attach a secondary process to the primary's port: read-only ops, no datapath. */
+int opa_vnic_mp_probe_secondary(struct rte_vdev_device *vdev);
 
 #endif /* OPA_VNIC_ETHDEV_H */
