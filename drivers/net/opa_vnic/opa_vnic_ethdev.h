@@ -340,6 +340,7 @@ struct opa_vnic_hfi {
 	uint64_t rx_async[OPA_VNIC_RXE_NUM];	/* packets no vport can be named for (atomic) */
 	struct opa_vnic_shared shared;
 	unsigned int rsm_k;			/* entropy bits of the RSM index */
+	bool rsm_on;				/* the VNIC rule is installed with rsm_k */
 	struct opa_vnic_ctrl *ctrl;		/* control thread and VEMA agent */
 };
 

@@ -147,6 +147,7 @@ opa_vnic_hfi_program_rsm(struct opa_vnic_hfi *hfi)
 	if (hfi->shared.rcv == NULL) {
 		hfi_rsm_rule_clear(hfi->dev, HFI_RSM_VNIC_SLOT);
 		hfi->rsm_k = 0;
+		hfi->rsm_on = false;
 		return;
 	}
 	for (i = 0; i <= OPA_VNIC_MAX_VPORT; i++)
@@ -164,8 +165,10 @@ opa_vnic_hfi_program_rsm(struct opa_vnic_hfi *hfi)
 	while ((1u << k) < maxq)
 		k++;
 	k = RTE_MAX(k, hfi->rsm_k);
-	if (k != hfi->rsm_k)
+	if (k != hfi->rsm_k) {
 		hfi_rsm_rule_clear(hfi->dev, HFI_RSM_VNIC_SLOT);
+		hfi->rsm_on = false;
+	}
 	vmask = (1u << (8 - k)) - 1;
 	for (i = 0; i < HFI_RSM_MAP_ENTRIES; i++) {
 		struct opa_vnic_vport *owner = NULL;
@@ -192,13 +195,21 @@ opa_vnic_hfi_program_rsm(struct opa_vnic_hfi *hfi)
 	rule.index1_off = (uint16_t)(2 * 64 + 16 - k);
 	rule.index1_width = 8;
 	rule.index2_width = (uint8_t)k;
+	/*
+	 * An installed rule stays: rewriting it disables it for a moment, and
+	 * the running vports' packets would meanwhile reach the shared context
+	 * behind older ones still in their own contexts (delivered out of
+	 * order). Only the map entries that change move.
+	 */
 	if (hfi_rsm_map_set(hfi->dev, 0, map, HFI_RSM_MAP_ENTRIES) != 0 ||
-	    hfi_rsm_rule_set(hfi->dev, HFI_RSM_VNIC_SLOT, &rule) != 0) {
+	    (!hfi->rsm_on && hfi_rsm_rule_set(hfi->dev, HFI_RSM_VNIC_SLOT, &rule) != 0)) {
 		/* Everything then reaches the shared context: slower, still correct. */
 		OPA_VNIC_LOG(ERR, "%s: RSM programming failed: %s", hfi->name, hfi_last_error());
 		hfi_rsm_rule_clear(hfi->dev, HFI_RSM_VNIC_SLOT);
+		hfi->rsm_on = false;
 		return;
 	}
+	hfi->rsm_on = true;
 	hfi_rcv_port_ctrl(hfi->dev, RCV_CTRL_RCV_RSM_ENABLE, 0);
 	/* What reached the shared context before goes first. */
 	opa_vnic_shared_fence(hfi);
