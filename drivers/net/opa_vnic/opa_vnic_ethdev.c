@@ -519,10 +519,13 @@ opa_vnic_priv_dump(struct rte_eth_dev *dev, FILE *f)
 	if (cs.agent)
 		fprintf(f, "  VEMA agent: %" PRIu64 " MADs, %" PRIu64 " responses (%" PRIu64
 			" 0x000C, %" PRIu64 " 0x001C), %" PRIu64 " over the source rate, %" PRIu64
+			" refused off the full management P_Key, %" PRIu64 " refused from a LID "
+			"that is no EM, %" PRIu64
 			" traps sent (%" PRIu64 " rate-limited, %" PRIu64 " without trap LID), %"
 			PRIu64 " events\n",
 			cs.vema.rx_mads, cs.vema.responses, cs.vema.status_unsupported,
-			cs.vema.status_invalid, cs.vema.drop_rate_limited, cs.vema.traps_sent,
+			cs.vema.status_invalid, cs.vema.drop_rate_limited, cs.vema.drop_pkey,
+			cs.vema.refused_lid, cs.vema.traps_sent,
 			cs.vema.traps_rate_limited, cs.vema.traps_no_lid, cs.vema.events);
 	else
 		fprintf(f, "  em=off: %" PRIu64 " MADs ignored\n", cs.mads_ignored);
@@ -648,16 +651,24 @@ opa_vnic_probe(struct rte_vdev_device *vdev)
 	pthread_mutex_lock(&vp->hfi->lock);
 	rc = opa_vnic_vport_publish(vp);
 	pthread_mutex_unlock(&vp->hfi->lock);
+	/* The embedded EM's LID reaches the agent before the EM runs, the vport before it looks. */
+	if (rc == 0)
+		rc = opa_vnic_em_ref_get(vp, &da, err, sizeof(err));
 	if (rc == 0) {
 		rc = opa_vnic_ctrl_vport_add(vp);
 		if (rc != 0)
 			snprintf(err, sizeof(err), "the VEMA agent cannot take vport %u: %s",
 				 vp->index, strerror(-rc));
 	}
-	if (rc == 0)
-		rc = opa_vnic_em_ref_get(vp, &da, err, sizeof(err));
+	if (rc == 0) {
+		rc = opa_vnic_em_ref_run(vp);
+		if (rc != 0)
+			snprintf(err, sizeof(err), "the embedded EM cannot start: %s",
+				 strerror(-rc));
+	}
 	if (rc != 0) {
 		OPA_VNIC_LOG(ERR, "%s: %s", name, err);
+		opa_vnic_em_ref_put(vp);
 		opa_vnic_hfi_detach(vp);
 		opa_vnic_vport_conf_free(vp);
 		goto fail_domain;

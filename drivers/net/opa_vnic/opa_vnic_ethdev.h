@@ -398,6 +398,8 @@ struct opa_vnic_ctrl_stats {
 };
 
 void opa_vnic_ctrl_stats(struct opa_vnic_hfi *hfi, struct opa_vnic_ctrl_stats *st);
+/* The embedded EM of the HFI's fabric has this LID: its requests are honoured. Any thread. */
+void opa_vnic_ctrl_embedded_em(struct opa_vnic_hfi *hfi, uint32_t lid);
 
 /* ---- opa_vnic_embedded_em.c ---- */
 
@@ -408,8 +410,18 @@ void opa_vnic_ctrl_stats(struct opa_vnic_hfi *hfi, struct opa_vnic_ctrl_stats *s
  */
 int opa_vnic_em_ref_get(struct opa_vnic_vport *vp, const struct opa_vnic_devargs *da,
 			char *err, size_t errlen);
+/*
+ * Start the EM the reference holds, once (after the vport joined the agent,
+ * whose allowlist opa_vnic_em_ref_get() already gave the EM's LID). 0 or a
+ * negative errno.
+ */
+int opa_vnic_em_ref_run(struct opa_vnic_vport *vp);
 /* Drop it; the last reference stops the EM. */
 void opa_vnic_em_ref_put(struct opa_vnic_vport *vp);
+/* Whether the PMD runs an EM on the HFI's fabric (em=on, an in-process software fabric). */
+bool opa_vnic_hfi_has_embedded_em(const struct opa_vnic_hfi *hfi);
+/* The LID of the embedded EM of an in-process fabric, 0 when none is open. */
+uint32_t opa_vnic_em_embedded_lid(const char *fabric);
 /* Re-read the embedded EM's configuration file: 0, -ENOENT (no embedded EM), -EINVAL. */
 int opa_vnic_em_ref_reload(struct opa_vnic_vport *vp);
 

@@ -91,6 +91,8 @@ hfi_info_add(struct opa_vnic_hfi *hfi, void *arg)
 		rte_tel_data_add_dict_uint(h, "vema_mads", cs.vema.rx_mads);
 		rte_tel_data_add_dict_uint(h, "vema_responses", cs.vema.responses);
 		rte_tel_data_add_dict_uint(h, "vema_rate_limited", cs.vema.drop_rate_limited);
+		rte_tel_data_add_dict_uint(h, "vema_refused_pkey", cs.vema.drop_pkey);
+		rte_tel_data_add_dict_uint(h, "vema_refused_lid", cs.vema.refused_lid);
 		rte_tel_data_add_dict_uint(h, "vema_traps_sent", cs.vema.traps_sent);
 		rte_tel_data_add_dict_uint(h, "vema_traps_dropped",
 					  cs.vema.traps_rate_limited + cs.vema.traps_no_lid +
