@@ -40,6 +40,7 @@ static const struct pt_scenario scenarios[] = {
 	{ "sma", NULL, pt_test_sma },
 	{ "em-flood", NULL, pt_test_em_flood },
 	{ "em-auth", NULL, pt_test_em_auth },
+	{ "em-ethdev", NULL, pt_test_em_ethdev },
 };
 
 int

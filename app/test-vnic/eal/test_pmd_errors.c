@@ -592,6 +592,7 @@ pt_test_link_config(void **state)
 	struct opa_vnic_counters k;
 	struct rte_eth_dev_info dinfo;
 	struct rte_eth_link link;
+	struct rte_ether_addr addr;
 	struct opa_vnic_hfi *hfi;
 	struct hfi_dev *dev;
 	uint8_t macs[8][6];
@@ -685,9 +686,16 @@ pt_test_link_config(void **state)
 	}
 	assert_int_equal(exchange(a, b, 4, true), 4);
 
-	/* eth_mtu bounds the port MTU (clamped as the kernel does). */
+	/*
+	 * eth_mtu bounds the port MTU (clamped as the kernel does). The control
+	 * path leaves ethdev's copy alone: it follows inside the application's
+	 * next call into the driver, on the application's thread.
+	 */
 	conf.cfg.eth_mtu = 1000;
 	assert_int_equal(opa_vnic_vport_conf_set(hfi, 3, &conf), 0);
+	assert_int_equal(rte_eth_dev_get_mtu(b, &mtu), 0);
+	assert_int_equal(mtu, 1500);
+	assert_int_equal(rte_eth_dev_info_get(b, &dinfo), 0);
 	assert_int_equal(rte_eth_dev_get_mtu(b, &mtu), 0);
 	assert_int_equal(mtu, 1000);
 	assert_int_equal(rte_eth_dev_set_mtu(b, 1001), -EINVAL);
@@ -698,7 +706,15 @@ pt_test_link_config(void **state)
 	/* A new base MAC replaces the port's MAC. */
 	memcpy(conf.base_mac, new_mac, 6);
 	assert_int_equal(opa_vnic_vport_conf_set(hfi, 3, &conf), 0);
-	assert_memory_equal(pt_mac(b).addr_bytes, new_mac, 6);
+	assert_int_equal(rte_eth_macaddr_get(b, &addr), 0);
+	assert_memory_not_equal(addr.addr_bytes, new_mac, 6);
+	/* The datapath and VEMA have it at once; ethdev at the application's next call. */
+	assert_int_equal(opa_vnic_vport_read_macs(hfi, 3, OPA_VNIC_MACS_DEV, 0, 8, macs, &total),
+			 1);
+	assert_memory_equal(macs[0], new_mac, 6);
+	assert_int_equal(rte_eth_dev_info_get(b, &dinfo), 0);
+	assert_int_equal(rte_eth_macaddr_get(b, &addr), 0);
+	assert_memory_equal(addr.addr_bytes, new_mac, 6);
 
 	/* The interface MAC lists the EM reads. */
 	assert_int_equal(rte_eth_dev_mac_addr_add(b, &sec, 0), 0);

@@ -285,6 +285,17 @@ struct opa_vnic_vport {
 	bool allmulti;
 	bool vesw_conflict;			/* another vport of the HFI owns the vesw id */
 	bool app_open;				/* started and up, as VEMA was told */
+	/*
+	 * The port's addresses and MTU as the driver knows them. ethdev writes
+	 * its own copies (data->mac_addrs, data->mtu) on the application's
+	 * thread, without this lock: the control thread never touches those.
+	 * What the EM changes lands here, and reaches ethdev's copies inside
+	 * the application's next call into the driver (opa_vnic_vport_sync()).
+	 */
+	struct rte_ether_addr macs[OPA_VNIC_MAX_UC_MACS];
+	uint16_t mtu;				/* the application's MTU, clamped to eth_mtu */
+	bool mac_pending;			/* the EM set macs[0]; ethdev's not yet */
+	bool lsc;				/* atomic: intr_conf.lsc as last configured */
 	/* queues: under hfi->lock */
 	struct opa_vnic_rxq *rxq[OPA_VNIC_MAX_QUEUES];
 	struct opa_vnic_txq *txq[OPA_VNIC_MAX_QUEUES];
@@ -431,6 +442,11 @@ void opa_vnic_conf_from_devargs(const struct opa_vnic_hfi *hfi, const struct opa
 				struct opa_vnic_vport_conf *conf);
 /* Build and publish a new snapshot (lock held); -ENOMEM keeps the old one. */
 int opa_vnic_vport_publish(struct opa_vnic_vport *vp);
+/*
+ * Bring ethdev's copies of the MAC address and MTU up to what the EM set
+ * (lock held). Only from the ethdev ops, on the application's thread.
+ */
+void opa_vnic_vport_sync(struct opa_vnic_vport *vp);
 /*
  * The SM gave the port a new LID (control thread, no HFI lock held):
  * hfi->lid follows, and so does every vport whose encapsulation SLID was

@@ -182,7 +182,7 @@ vport_add(struct opa_vnic_hfi *hfi, void *arg)
 	rte_tel_data_add_dict_int(d, "config_state", vp->conf.config_state);
 	rte_tel_data_add_dict_int(d, "oper_state", vp->oper_up ? OPA_VNIC_STATE_FORWARDING :
 				  OPA_VNIC_STATE_DROP_ALL);
-	rte_ether_format_addr(mac, sizeof(mac), &vp->eth_dev->data->mac_addrs[0]);
+	rte_ether_format_addr(mac, sizeof(mac), &vp->macs[0]);
 	rte_tel_data_add_dict_string(d, "mac", mac);
 	opa_vnic_counters_raw(vp, &c);
 	pthread_mutex_unlock(&hfi->lock);
