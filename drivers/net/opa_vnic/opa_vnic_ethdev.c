@@ -319,10 +319,10 @@ opa_vnic_link_update(struct rte_eth_dev *dev, int wait_to_complete)
 	struct rte_eth_link link;
 
 	RTE_SET_USED(wait_to_complete);
-	/* The application polls the link: its MAC and MTU follow the EM's here too. */
-	pthread_mutex_lock(&vp->hfi->lock);
-	opa_vnic_vport_sync(vp);
-	pthread_mutex_unlock(&vp->hfi->lock);
+	/*
+	 * No opa_vnic_vport_sync() here: ethdev's telemetry polls the link from
+	 * its own thread, which must not write the application's fields.
+	 */
 	link_fill(&link, __atomic_load_n(&vp->oper_up, __ATOMIC_ACQUIRE));
 	return rte_eth_linkstatus_set(dev, &link);
 }

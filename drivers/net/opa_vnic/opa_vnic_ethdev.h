@@ -290,7 +290,8 @@ struct opa_vnic_vport {
 	 * its own copies (data->mac_addrs, data->mtu) on the application's
 	 * thread, without this lock: the control thread never touches those.
 	 * What the EM changes lands here, and reaches ethdev's copies inside
-	 * the application's next call into the driver (opa_vnic_vport_sync()).
+	 * the application's next call into the driver (opa_vnic_vport_sync():
+	 * device info, configure, start, MAC/MTU/link/receive-mode ops).
 	 */
 	struct rte_ether_addr macs[OPA_VNIC_MAX_UC_MACS];
 	uint16_t mtu;				/* the application's MTU, clamped to eth_mtu */
