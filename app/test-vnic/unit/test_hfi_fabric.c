@@ -496,6 +496,7 @@ test_mad_channel(void **state)
 	assert_int_equal(hfi_mad_send(env->dev[0], &to, mad, 256), 0);
 	assert_int_equal(hfi_mad_recv(env->dev[1], &from, got, &len, 0), -EAGAIN);
 	assert_int_equal(test_counters(env->dev[1]).mad_drops, drops + 1);
+	assert_int_equal(test_counters(env->dev[1]).mad_pkey_drops, 1);
 	/* Nothing there. */
 	assert_int_equal(hfi_mad_recv(em, &from, got, &len, 0), -EAGAIN);
 	assert_int_equal(hfi_mad_recv(em, &from, got, &len, 30), -ETIMEDOUT);
@@ -535,6 +536,7 @@ test_mad_channel(void **state)
 	assert_int_equal(hfi_mad_send(em, &to, mad, 256), 0);
 	assert_int_equal(hfi_mad_recv(env->dev[1], &from, got, &len, 0), -EAGAIN);
 	assert_int_equal(test_counters(env->dev[1]).mad_drops, drops + 2);
+	assert_int_equal(test_counters(env->dev[1]).mad_pkey_drops, 2);
 	/* The queue is bounded: the extra MADs are dropped, not blocked. */
 	assert_int_equal(hfi_fabric_set_pkeys(hfi_dev_fabric(em), 0x200, full, 2), 0);
 	for (i = 0; i < 100; i++)
@@ -543,6 +545,7 @@ test_mad_channel(void **state)
 		;
 	assert_int_equal(i, 64);
 	assert_int_equal(test_counters(env->dev[1]).mad_drops, drops + 2 + 36);
+	assert_int_equal(test_counters(env->dev[1]).mad_pkey_drops, 2);	/* full: not P_Key */
 	hfi_dev_close(em);
 }
 

@@ -1378,9 +1378,13 @@ fab_mad_to_ring(struct hfi_fabric *fab, int slot, const struct hfi_capture_mad *
 
 	if (atomic_load(&dst->link) != HFI_LINK_UP ||
 	    !fab_may_receive(fab, slot, a->dest_qpn == HFI_QP0) ||
-	    pkey_index_of(dst, a->pkey) < 0 ||
 	    (a->dest_qpn == HFI_QP1 && a->qkey != HFI_GSI_QKEY)) {
 		fab_count(dst, FAB_CTR(mad_drops), 1);
+		return;
+	}
+	if (pkey_index_of(dst, a->pkey) < 0) {
+		fab_count(dst, FAB_CTR(mad_drops), 1);
+		fab_count(dst, FAB_CTR(mad_pkey_drops), 1);
 		return;
 	}
 	c = ring_claim(&dst->mad, port_mad_cells(fab, slot), fab->hdr->cfg.mad_cells,

@@ -129,6 +129,9 @@ struct hfi_port_counters {
 	uint64_t tx_mads;
 	uint64_t rx_mads;
 	uint64_t mad_drops;		/* MADs dropped at this port (PKEY, full, link) */
+	uint64_t mad_pkey_drops;	/* of mad_drops: a P_Key the port's table refuses
+					 * (hfi1's receive constraint error; two limited
+					 * members of a partition, say) */
 	uint64_t drops[HFI_DROP_REASONS];
 };
 
