@@ -199,6 +199,15 @@ pkey_drops(const char *fabric, uint32_t lid)
 	return c.drops[HFI_DROP_PKEY] + c.mad_pkey_drops;
 }
 
+/* The log lives on the caller's stack: unregistered before the port (and the frame) goes. */
+static void
+port_down(uint16_t port, struct pt_lsc_log *lsc)
+{
+	assert_int_equal(rte_eth_dev_callback_unregister(port, RTE_ETH_EVENT_INTR_LSC, pt_lsc_cb,
+							 lsc), 0);
+	pt_port_remove(port);
+}
+
 static void
 port_up(const char *args, uint16_t *port, struct pt_lsc_log *lsc, unsigned int *seen)
 {
@@ -259,7 +268,7 @@ auth_default_fabric(void)
 	assert_true(answered(&st) > base);
 	hfi_dev_close(other.dev);
 	hfi_dev_close(host.dev);
-	pt_port_remove(a);
+	port_down(a, &lsc);
 }
 
 /*
@@ -307,7 +316,7 @@ auth_full_members(void)
 	assert_int_equal(st.refused_lid - st0.refused_lid, 3);
 	check_unchanged(a, 1, &mac, &lsc, seen);
 	hfi_dev_close(host.dev);
-	pt_port_remove(a);
+	port_down(a, &lsc);
 	hfi_fabric_close(fab);
 }
 
@@ -356,7 +365,7 @@ auth_em_lids(void)
 	hfi_dev_close(em.dev);
 	hfi_dev_close(other.dev);
 	pt_port_remove(b);
-	pt_port_remove(a);
+	port_down(a, &lsc);
 }
 
 void

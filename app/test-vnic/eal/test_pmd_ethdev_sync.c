@@ -211,6 +211,10 @@ pt_test_em_ethdev(void **state)
 	pt_wait_lsc(&la, &seen, RTE_ETH_LINK_DOWN, UP_MS);
 
 	hfi_dev_close(t.dev);
+	assert_int_equal(rte_eth_dev_callback_unregister(b, RTE_ETH_EVENT_INTR_LSC, pt_lsc_cb, &lb),
+			 0);
+	assert_int_equal(rte_eth_dev_callback_unregister(a, RTE_ETH_EVENT_INTR_LSC, pt_lsc_cb, &la),
+			 0);
 	pt_port_remove(b);
 	pt_port_remove(a);
 	pt_assert_pool_full(pt_mp);
