@@ -8,6 +8,19 @@
 
 VNIC_SO=$(cd "$VNIC_BUILD" && pwd)/drivers/net/opa_vnic/librte_net_opa_vnic.so
 
+# What LD_PRELOAD takes for the PMD: the PMD, after the sanitizer runtime it
+# was built with if any (an ASan build of the tree runs these scripts too, and
+# ASan must come first in a process whose program was not built with it).
+vnic_preload() {
+	local rt
+	rt=$(readelf -d "$VNIC_SO" 2>/dev/null | sed -n 's/.*NEEDED.*\[\(libasan[^]]*\)\].*/\1/p')
+	if [ -n "$rt" ]; then
+		echo "$(${CC:-gcc} -print-file-name="$rt") $VNIC_SO"
+	else
+		echo "$VNIC_SO"
+	fi
+}
+
 # The MAC of a vport with the default configuration: locally administered,
 # carrying vesw id $1 and LID $2 (em-notes §3.3; fabric id 0, LID < 256).
 vnic_mac() {
@@ -55,7 +68,7 @@ vnic_testpmd() {
 			*) echo "$line" ;;
 			esac
 		done <"$script"
-	} | timeout --foreground 120 env LD_PRELOAD="$VNIC_SO" stdbuf -oL dpdk-testpmd --no-huge -m 256 \
+	} | timeout --foreground 120 env LD_PRELOAD="$(vnic_preload)" stdbuf -oL dpdk-testpmd --no-huge -m 256 \
 		--no-pci --no-shconf --file-prefix="$prefix" --log-level=pmd.net.opa_vnic:info \
 		"$@" >"$out" 2>&1
 	rc=$?

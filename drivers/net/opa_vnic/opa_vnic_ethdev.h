@@ -320,6 +320,15 @@ struct opa_vnic_shared {
 	uint64_t drained;			/* packets demultiplexed from it */
 	uint64_t ovfl;				/* HFI overflows of earlier runs */
 	uint64_t ovfl_start;
+	/*
+	 * Set when the RSM map moved traffic from the shared context to
+	 * vports' own contexts while packets waited in it: until drained
+	 * reaches fence_at, no queue reads its own contexts, so that the older
+	 * packets reach their rings (read first) before the newer ones.
+	 * Read by every burst: a line of its own.
+	 */
+	uint32_t fence __rte_cache_aligned;	/* atomic */
+	uint64_t fence_at;			/* written with busy held */
 };
 
 struct opa_vnic_hfi {
@@ -500,6 +509,8 @@ uint16_t opa_vnic_rxq_recv(struct opa_vnic_rxq *q, struct rte_mbuf **pkts, uint1
 uint16_t opa_vnic_group_recv(struct opa_vnic_rxq *q, struct rte_mbuf **pkts, uint16_t n);
 int opa_vnic_shared_setup(struct opa_vnic_hfi *hfi);
 void opa_vnic_shared_release(struct opa_vnic_hfi *hfi);
+/* After an RSM change: packets waiting in the shared context go before the own contexts'. */
+void opa_vnic_shared_fence(struct opa_vnic_hfi *hfi);
 int opa_vnic_rxq_group_join(struct opa_vnic_rxq *q);
 void opa_vnic_rxq_group_leave(struct opa_vnic_rxq *q);
 /* Header queue entries for nb_desc packets (at least 64, a multiple of 32, not of 13). */
