@@ -145,12 +145,14 @@ print_counters(const char *who, const struct hfi_port_counters *c)
 	unsigned int r;
 
 	printf("%s tx_pkts %llu tx_bytes %llu rx_pkts %llu rx_bytes %llu rx_injected %llu "
-	       "rx_icrc_errors %llu rx_len_errors %llu tx_mads %llu rx_mads %llu mad_drops %llu",
+	       "rx_icrc_errors %llu rx_len_errors %llu tx_mads %llu rx_mads %llu mad_drops %llu "
+	       "mad_pkey_drops %llu",
 	       who, (unsigned long long)c->tx_pkts, (unsigned long long)c->tx_bytes,
 	       (unsigned long long)c->rx_pkts, (unsigned long long)c->rx_bytes,
 	       (unsigned long long)c->rx_injected, (unsigned long long)c->rx_icrc_errors,
 	       (unsigned long long)c->rx_len_errors, (unsigned long long)c->tx_mads,
-	       (unsigned long long)c->rx_mads, (unsigned long long)c->mad_drops);
+	       (unsigned long long)c->rx_mads, (unsigned long long)c->mad_drops,
+	       (unsigned long long)c->mad_pkey_drops);
 	for (r = 0; r < HFI_DROP_REASONS; r++)
 		printf(" drop_%s %llu", hfi_drop_reason_name(r), (unsigned long long)c->drops[r]);
 	printf("\n");

@@ -448,7 +448,8 @@ static int
 replay(const struct replay_file *f, bool check)
 {
 	static const struct vema_mad_addr em = { .lid = 1, .qpn = VEMA_GSI_QPN,
-						 .qkey = VEMA_GSI_QKEY };
+						 .qkey = VEMA_GSI_QKEY,
+						 .pkey = VEMA_PKEY_FULL_MGMT };
 	uint8_t resp[VEMA_MAD_SIZE];
 	struct vema_sw_backend b;
 	struct vema_mad_addr to;

@@ -170,7 +170,8 @@ int
 vema_sw_backend_mac_table(struct vema_sw_backend *b, uint8_t vport, struct vema_mac_entry *slots,
 			  uint32_t *digest)
 {
-	static const struct vema_mad_addr self = { .lid = 1, .qpn = 1, .qkey = VEMA_GSI_QKEY };
+	static const struct vema_mad_addr self = { .lid = 1, .qpn = 1, .qkey = VEMA_GSI_QKEY,
+						   .pkey = VEMA_PKEY_FULL_MGMT };
 	uint8_t req[VEMA_MAD_SIZE] = { 0 }, resp[VEMA_MAD_SIZE];
 	const uint8_t *d = resp + VEMA_MAD_HDR_SIZE;
 	struct vema_mad_addr to;

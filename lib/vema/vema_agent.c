@@ -47,7 +47,11 @@ struct vema_src_bucket {
 
 struct vema_agent {
 	struct vema_agent_conf conf;
-	uint32_t *em_lids;
+	/* The EM allowlist: set by any thread, read by the control thread. */
+	pthread_mutex_t lids_lock;
+	uint32_t em_lids[VEMA_EM_LIDS_MAX];
+	unsigned int n_em_lids;
+	bool em_lids_only;
 	struct vema_src_bucket buckets[VEMA_RATE_SOURCES];
 	struct vema_class_port_info cpi;	/* as the EM set it */
 	uint64_t trap_tid;
@@ -832,16 +836,31 @@ dispatch(struct vema_agent *a, struct vema_req *rq, uint8_t method)
 /* ---- entry points ---- */
 
 static bool
-lid_allowed(const struct vema_agent *a, uint32_t lid)
+lid_allowed(struct vema_agent *a, uint32_t lid)
 {
+	bool ok;
 	unsigned int i;
 
-	if (a->conf.n_em_lids == 0)
-		return true;
-	for (i = 0; i < a->conf.n_em_lids; i++)
-		if (a->em_lids[i] == lid)
-			return true;
-	return false;
+	pthread_mutex_lock(&a->lids_lock);
+	ok = a->n_em_lids == 0 && !a->em_lids_only;
+	for (i = 0; i < a->n_em_lids && !ok; i++)
+		ok = a->em_lids[i] == lid;
+	pthread_mutex_unlock(&a->lids_lock);
+	return ok;
+}
+
+int
+vema_agent_set_em_lids(struct vema_agent *a, const uint32_t *lids, unsigned int n, bool only)
+{
+	if (a == NULL || n > VEMA_EM_LIDS_MAX || (n > 0 && lids == NULL))
+		return -EINVAL;
+	pthread_mutex_lock(&a->lids_lock);
+	if (n > 0)
+		memcpy(a->em_lids, lids, n * sizeof(*lids));
+	a->n_em_lids = n;
+	a->em_lids_only = only;
+	pthread_mutex_unlock(&a->lids_lock);
+	return 0;
 }
 
 /*
@@ -913,8 +932,16 @@ handle_mad(struct vema_agent *a, const struct vema_mad_addr *src, const uint8_t 
 		a->stats.drop_short++;
 		return 0;
 	}
-	if (!lid_allowed(a, src->lid)) {
-		a->stats.drop_not_allowed++;
+	/*
+	 * The management partition: on hfi1 the chip drops a limited member's
+	 * MAD at a limited member before any agent sees it (an ingress P_Key
+	 * failure), and a port holding the full key too (hfi1 adds it next to
+	 * a switch allowing management) would pass it on; so the key itself
+	 * is checked here. A reply on a limited key could not reach a limited
+	 * requester anyway: dropped, as the chip does.
+	 */
+	if (src->pkey != VEMA_PKEY_FULL_MGMT) {
+		a->stats.drop_pkey++;
 		return 0;
 	}
 	if (!rate_allowed(a, src->lid)) {
@@ -959,6 +986,13 @@ handle_mad(struct vema_agent *a, const struct vema_mad_addr *src, const uint8_t 
 	memcpy(resp, in, VEMA_MAD_HDR_SIZE);
 	memset(resp + VEMA_MAD_HDR_SIZE, 0, VEMA_MAD_DATA_SIZE);
 	resp[VEMA_MAD_OFF_METHOD] = VEMA_METHOD_GET_RESP;
+	/* Not an EM of ours: answered as the kernel agent answers what it does not take. */
+	if (!lid_allowed(a, src->lid)) {
+		a->stats.refused_lid++;
+		vema_put_be16(resp + VEMA_MAD_OFF_STATUS, VEMA_STATUS_UNSUPPORTED);
+		count_status(a, VEMA_STATUS_UNSUPPORTED);
+		return VEMA_MAD_SIZE;
+	}
 	rq.in = in;
 	rq.len = len;
 	rq.out = resp;
@@ -1102,6 +1136,7 @@ vema_agent_create(const struct vema_agent_conf *conf, struct vema_agent **agent)
 	if (ops->create == NULL || ops->apply_config == NULL || ops->apply_mac_table == NULL ||
 	    ops->read_counters == NULL || ops->read_macs == NULL ||
 	    (conf->n_em_lids != 0 && conf->em_lids == NULL) ||
+	    conf->n_em_lids > VEMA_EM_LIDS_MAX ||
 	    (conf->src_rate != 0 && conf->src_burst == 0))
 		return -EINVAL;
 	if (conf->transport != NULL &&
@@ -1114,24 +1149,20 @@ vema_agent_create(const struct vema_agent_conf *conf, struct vema_agent **agent)
 	a->conf = *conf;
 	if (a->conf.clock_ns == NULL)
 		a->conf.clock_ns = vema_clock_monotonic_ns;
-	if (conf->n_em_lids != 0) {
-		a->em_lids = malloc(conf->n_em_lids * sizeof(uint32_t));
-		if (a->em_lids == NULL) {
-			free(a);
-			return -ENOMEM;
-		}
+	if (conf->n_em_lids != 0)
 		memcpy(a->em_lids, conf->em_lids, conf->n_em_lids * sizeof(uint32_t));
-	}
-	a->conf.em_lids = a->em_lids;
+	a->n_em_lids = conf->n_em_lids;
+	a->em_lids_only = conf->em_lids_only;
+	a->conf.em_lids = NULL;
 	a->ev_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (a->ev_fd < 0) {
 		int err = -errno;
 
-		free(a->em_lids);
 		free(a);
 		return err;
 	}
 	pthread_mutex_init(&a->ev_lock, NULL);
+	pthread_mutex_init(&a->lids_lock, NULL);
 	*agent = a;
 	return 0;
 }
@@ -1150,9 +1181,9 @@ vema_agent_destroy(struct vema_agent *a)
 		free(a->vports[i]);
 	}
 	free(a->scratch);
-	free(a->em_lids);
 	close(a->ev_fd);
 	pthread_mutex_destroy(&a->ev_lock);
+	pthread_mutex_destroy(&a->lids_lock);
 	free(a);
 }
 

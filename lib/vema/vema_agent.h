@@ -210,9 +210,16 @@ struct vema_agent_conf {
 	/* Monotonic clock in ns for the trap rate limit; NULL = CLOCK_MONOTONIC. */
 	uint64_t (*clock_ns)(void *ctx);
 	void *clock_ctx;
-	/* Accept MADs only from these LIDs; n_em_lids 0 = from any LID. Copied. */
+	/*
+	 * Honour requests only from these LIDs (at most VEMA_EM_LIDS_MAX;
+	 * copied); others are answered 0x000C and change nothing. n_em_lids 0:
+	 * any LID, unless em_lids_only (then none until vema_agent_set_em_lids()
+	 * names one: an EM whose LID is not known yet). Requests must come on
+	 * the full management P_Key in any case.
+	 */
 	const uint32_t *em_lids;
 	unsigned int n_em_lids;
+	bool em_lids_only;
 	/*
 	 * Per-source rate limit: at most src_rate MADs per second from one LID,
 	 * in bursts of up to src_burst (a token bucket per LID); what exceeds it
@@ -231,7 +238,8 @@ struct vema_agent_stats {
 	uint64_t drop_short;		/* shorter than the 40-byte vendor header */
 	uint64_t drop_base_version;	/* base version not 0x80 */
 	uint64_t drop_method;		/* neither Get nor Set (the MAD layer's job) */
-	uint64_t drop_not_allowed;	/* source LID not in the EM allowlist */
+	uint64_t drop_pkey;		/* not on the full management P_Key: dropped */
+	uint64_t refused_lid;		/* source LID not in the EM allowlist: 0x000C */
 	uint64_t drop_rate_limited;	/* over the per-source rate limit */
 	uint64_t send_errors;		/* responses the transport refused */
 	uint64_t recv_errors;		/* transport receive failures */
@@ -249,6 +257,8 @@ struct vema_agent_stats {
 #define VEMA_TRAP_WINDOW_NS	(4096ull << 18)	/* 4.096 us * 2^18 = ~1.07 s */
 /* Sources the per-source rate limit tracks at once (the least recent is forgotten). */
 #define VEMA_RATE_SOURCES	64
+/* EM LIDs an allowlist holds at most. */
+#define VEMA_EM_LIDS_MAX	16
 /* Capacity of the queue behind vema_agent_post_event(). */
 #define VEMA_EVENT_QUEUE_SIZE	1024
 
@@ -283,6 +293,14 @@ int vema_agent_poll(struct vema_agent *agent, unsigned int budget);
  * the vport cannot be created (no memory, ops->create failed).
  */
 int vema_agent_vport_add(struct vema_agent *agent, uint8_t vport);
+
+/*
+ * Replace the EM allowlist (as conf.em_lids, n_em_lids, em_lids_only), for
+ * an EM whose LID becomes known after the agent starts. Any thread. 0 or
+ * -EINVAL (more than VEMA_EM_LIDS_MAX LIDs, lids NULL with n > 0).
+ */
+int vema_agent_set_em_lids(struct vema_agent *agent, const uint32_t *lids, unsigned int n,
+			   bool only);
 
 /* Apply what the application did to a vport. Control thread only; -ENOENT if no vport. */
 int vema_agent_vport_event(struct vema_agent *agent, uint8_t vport, enum vema_vport_event ev);

@@ -17,6 +17,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The management partition: full members (the EM's node) and limited ones (hosts). */
+#define VEMA_PKEY_FULL_MGMT	0xffff
+#define VEMA_PKEY_LIM_MGMT	0x7fff
+
 /* Remote end of a MAD: the source of a received MAD, the destination of a sent one. */
 struct vema_mad_addr {
 	uint32_t lid;		/* remote LID (SLID on receive, DLID on send) */
@@ -24,6 +28,12 @@ struct vema_mad_addr {
 	uint32_t qkey;		/* Q_Key (VEMA_GSI_QKEY for the GSI) */
 	uint8_t sl;		/* service level */
 	uint16_t pkey_index;	/* index in the local port's P_Key table */
+	/*
+	 * Receive: the P_Key the MAD carried, as the transport knows it (0 when
+	 * it cannot tell: the agent then refuses the MAD). Send: not used, the
+	 * P_Key is the one at pkey_index.
+	 */
+	uint16_t pkey;
 };
 
 struct vema_transport_ops {
@@ -35,7 +45,8 @@ struct vema_transport_ops {
 	/*
 	 * Receive one MAD without blocking: copy it into 'buf' (*len bytes of
 	 * room; a longer message is cut to that), set *len to the number of
-	 * bytes copied and '*from' to its source. -EAGAIN when nothing is
+	 * bytes copied and '*from' to its source, with the P_Key the MAD came
+	 * on (the agent honours requests on VEMA_PKEY_FULL_MGMT only). -EAGAIN when nothing is
 	 * pending, another negative errno on failure.
 	 */
 	int (*recv)(void *priv, struct vema_mad_addr *from, void *buf, size_t *len);

@@ -9,6 +9,7 @@
 
 #include <infiniband/umad.h>
 
+#include "vema_clock.h"
 #include "vema_mad.h"
 #include "vema_umad.h"
 
@@ -16,6 +17,9 @@
 #define VEMA_UMAD_SKIP_MAX	16
 /* The receive buffer grows to this at most: a VEMA MAD is 2048 bytes. */
 #define VEMA_UMAD_RECV_MAX	(64 * 1024)
+/* The port's P_Key table (sysfs) is read again after this long: the SM may change it. */
+#define VEMA_UMAD_PKEYS_TTL_NS	1000000000ull
+#define VEMA_UMAD_PKEYS_MAX	64
 
 struct vema_umad {
 	char ca_name[UMAD_CA_NAME_LEN];
@@ -25,6 +29,9 @@ struct vema_umad {
 	uint8_t *rbuf;		/* umad header + rbuf_len bytes of MAD */
 	int rbuf_len;
 	uint8_t *sbuf;		/* umad header + VEMA_MAD_SIZE */
+	uint16_t pkeys[VEMA_UMAD_PKEYS_MAX];	/* the port's P_Key table, as last read */
+	unsigned int n_pkeys;
+	uint64_t pkeys_ns;	/* when (0: never) */
 };
 
 static int
@@ -86,6 +93,50 @@ umad_tp_recv_one(struct vema_umad *u, int *len)
 	return umad_recv(u->portid, u->rbuf, len, 0);
 }
 
+static void
+umad_tp_read_pkeys(struct vema_umad *u, uint64_t now)
+{
+	umad_port_t port;
+	unsigned int i;
+
+	u->n_pkeys = 0;
+	u->pkeys_ns = now;
+	memset(&port, 0, sizeof(port));
+	if (umad_get_port(u->ca_name[0] ? u->ca_name : NULL, u->port_num, &port) < 0)
+		return;
+	for (i = 0; i < port.pkeys_size && i < VEMA_UMAD_PKEYS_MAX; i++)
+		u->pkeys[i] = port.pkeys[i];
+	u->n_pkeys = i;
+	umad_release_port(&port);
+}
+
+/*
+ * The P_Key a MAD came on, from the index ib_umad reports: hfi1 gives a
+ * GSI MAD the index of its exact management key, a full-member (0xffff)
+ * MAD the index of 0x7fff when the table has no 0xffff, and any other MAD
+ * the index of its partition. Since the chip lets a limited member's MAD in
+ * only where the table holds the full key, an index of 0x7fff in a table
+ * without 0xffff means a full member sent it. 0 when the index is not in
+ * the table.
+ */
+static uint16_t
+umad_tp_rx_pkey(struct vema_umad *u, unsigned int idx)
+{
+	uint64_t now = vema_clock_monotonic_ns(NULL);
+	unsigned int i;
+
+	if (u->pkeys_ns == 0 || now - u->pkeys_ns > VEMA_UMAD_PKEYS_TTL_NS || idx >= u->n_pkeys)
+		umad_tp_read_pkeys(u, now);
+	if (idx >= u->n_pkeys)
+		return 0;
+	if (u->pkeys[idx] != VEMA_PKEY_LIM_MGMT)
+		return u->pkeys[idx];
+	for (i = 0; i < u->n_pkeys; i++)
+		if (u->pkeys[i] == VEMA_PKEY_FULL_MGMT)
+			return VEMA_PKEY_LIM_MGMT;
+	return VEMA_PKEY_FULL_MGMT;
+}
+
 static int
 umad_tp_recv(void *priv, struct vema_mad_addr *from, void *buf, size_t *len)
 {
@@ -110,6 +161,7 @@ umad_tp_recv(void *priv, struct vema_mad_addr *from, void *buf, size_t *len)
 	from->qkey = ntohl(addr->qkey);
 	from->sl = addr->sl;
 	from->pkey_index = (uint16_t)umad_get_pkey(u->rbuf);
+	from->pkey = umad_tp_rx_pkey(u, from->pkey_index);
 	if ((size_t)n < *len)
 		*len = (size_t)n;
 	memcpy(buf, umad_get_mad(u->rbuf), *len);

@@ -106,8 +106,15 @@ pt_port_remove(uint16_t port)
 struct rte_ether_addr
 pt_mac(uint16_t port)
 {
+	struct rte_eth_dev_info info;
 	struct rte_ether_addr a;
 
+	/*
+	 * As an application asks after a link event (OVS: device info, then the
+	 * address): ethdev's copy of an address the EM set follows inside the
+	 * application's calls into the driver, never from the control thread.
+	 */
+	assert_int_equal(rte_eth_dev_info_get(port, &info), 0);
 	assert_int_equal(rte_eth_macaddr_get(port, &a), 0);
 	return a;
 }

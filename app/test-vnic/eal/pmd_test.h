@@ -136,5 +136,7 @@ void pt_test_em_e2e(void **state);
 void pt_test_rx_buffers(void **state);
 void pt_test_sma(void **state);
 void pt_test_em_flood(void **state);
+void pt_test_em_auth(void **state);
+void pt_test_em_ethdev(void **state);
 
 #endif /* PMD_TEST_H */

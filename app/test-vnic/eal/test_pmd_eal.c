@@ -40,6 +40,8 @@ static const struct pt_scenario scenarios[] = {
 	{ "rxbuf-split", NULL, pt_test_rx_buffers },
 	{ "sma", NULL, pt_test_sma },
 	{ "em-flood", NULL, pt_test_em_flood },
+	{ "em-auth", NULL, pt_test_em_auth },
+	{ "em-ethdev", NULL, pt_test_em_ethdev },
 };
 
 int

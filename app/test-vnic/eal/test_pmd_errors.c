@@ -97,33 +97,33 @@ pt_test_rx_errors(void **state)
 
 	fl = pt_frame_bytes(frame, b, NULL, a, 1, 100);
 	/* A good one arrives. */
-	pl = pt_raw_pkt(pkt, 1, 0xffff, OPA_VNIC_L4_ETHR, frame, fl, 0, 0);
+	pl = pt_raw_pkt(pkt, 1, 0x8001, OPA_VNIC_L4_ETHR, frame, fl, 0, 0);
 	pt_inject(dev, pkt, pl, true);
 	assert_int_equal(pt_rx(ports, 2, NULL, NULL, 1, PT_WAIT_MS), 1);
 	/* Bad ICRC (the slot left zero). */
 	pt_inject(dev, pkt, pl, false);
-	/* P_Key of the HFI's table, not the vport's (0xffff). */
-	pl = pt_raw_pkt(pkt, 1, 0x8001, OPA_VNIC_L4_ETHR, frame, fl, 0, 0);
+	/* The full management key: past the HFI's table (0x7fff), not the vport's (0x8001). */
+	pl = pt_raw_pkt(pkt, 1, 0xffff, OPA_VNIC_L4_ETHR, frame, fl, 0, 0);
 	pt_inject(dev, pkt, pl, true);
 	/* Unknown vesw id: counted on the HFI's first vport (b), as the kernel did. */
-	pl = pt_raw_pkt(pkt, 77, 0xffff, OPA_VNIC_L4_ETHR, frame, fl, 0, 0);
+	pl = pt_raw_pkt(pkt, 77, 0x8001, OPA_VNIC_L4_ETHR, frame, fl, 0, 0);
 	pt_inject(dev, pkt, pl, true);
 	/* LEN field one flit too long. */
-	pl = pt_raw_pkt(pkt, 1, 0xffff, OPA_VNIC_L4_ETHR, frame, fl, 1, 0);
+	pl = pt_raw_pkt(pkt, 1, 0x8001, OPA_VNIC_L4_ETHR, frame, fl, 1, 0);
 	pt_inject(dev, pkt, pl, true);
 	/* Tail byte with bits that are not a pad count. */
-	pl = pt_raw_pkt(pkt, 1, 0xffff, OPA_VNIC_L4_ETHR, frame, fl, 0, 0x08);
+	pl = pt_raw_pkt(pkt, 1, 0x8001, OPA_VNIC_L4_ETHR, frame, fl, 0, 0x08);
 	pt_inject(dev, pkt, pl, true);
 	/* Runt: a 40-byte frame. */
-	pl = pt_raw_pkt(pkt, 1, 0xffff, OPA_VNIC_L4_ETHR, frame, 40, 0, 0);
+	pl = pt_raw_pkt(pkt, 1, 0x8001, OPA_VNIC_L4_ETHR, frame, 40, 0, 0);
 	pt_inject(dev, pkt, pl, true);
 	/* Oversize: 1600 bytes at MTU 1500. */
 	fl = pt_frame_bytes(frame, b, NULL, a, 2, 1600);
-	pl = pt_raw_pkt(pkt, 1, 0xffff, OPA_VNIC_L4_ETHR, frame, fl, 0, 0);
+	pl = pt_raw_pkt(pkt, 1, 0x8001, OPA_VNIC_L4_ETHR, frame, fl, 0, 0);
 	pt_inject(dev, pkt, pl, true);
 	/* Not for this port's MAC while promiscuous mode is off. */
 	fl = pt_frame_bytes(frame, b, &other, a, 3, 100);
-	pl = pt_raw_pkt(pkt, 1, 0xffff, OPA_VNIC_L4_ETHR, frame, fl, 0, 0);
+	pl = pt_raw_pkt(pkt, 1, 0x8001, OPA_VNIC_L4_ETHR, frame, fl, 0, 0);
 	pt_inject(dev, pkt, pl, true);
 	assert_int_equal(pt_rx(ports, 2, NULL, NULL, 1, 300), 0);
 	/* Promiscuous: the same one arrives. */
@@ -137,12 +137,12 @@ pt_test_rx_errors(void **state)
 	assert_int_equal(rte_eth_dev_set_link_up(b), 0);
 	/* Not a 16B header the VNIC knows (L2 other than 16B): the HFI's header errors. */
 	fl = pt_frame_bytes(frame, b, NULL, a, 4, 100);
-	pl = pt_raw_pkt(pkt, 1, 0xffff, OPA_VNIC_L4_ETHR, frame, fl, 0, 0);
+	pl = pt_raw_pkt(pkt, 1, 0x8001, OPA_VNIC_L4_ETHR, frame, fl, 0, 0);
 	pkt[7] = (uint8_t)((pkt[7] & ~0x60) | (1 << 5));
 	pt_inject(dev, pkt, pl, true);
 	assert_int_equal(pt_rx(ports, 2, NULL, NULL, 1, 300), 0);
 	/* An RHF error of the chip (EccErr), on a good packet (the fault takes the next one). */
-	pl = pt_raw_pkt(pkt, 1, 0xffff, OPA_VNIC_L4_ETHR, frame, fl, 0, 0);
+	pl = pt_raw_pkt(pkt, 1, 0x8001, OPA_VNIC_L4_ETHR, frame, fl, 0, 0);
 	assert_int_equal(hfi_fault_rhf_ecc(dev, 1), 0);
 	pt_inject(dev, pkt, pl, true);
 	/* A 9B packet (another receive type) in a context of the PMD. */
@@ -192,7 +192,7 @@ pt_test_rx_errors(void **state)
 		assert_int_equal(rte_eth_tx_queue_setup(d, 0, 64, SOCKET_ID_ANY, NULL), 0);
 		assert_int_equal(rte_eth_dev_start(d), 0);
 		fl = pt_frame_bytes(frame, d, NULL, a, 1, 100);
-		pl = pt_raw_pkt(pkt, 3, 0xffff, OPA_VNIC_L4_ETHR, frame, fl, 0, 0);
+		pl = pt_raw_pkt(pkt, 3, 0x8001, OPA_VNIC_L4_ETHR, frame, fl, 0, 0);
 		/* Each received one held: the pool runs dry after 96. */
 		for (i = 0; i < 40; i++) {
 			unsigned int j;
@@ -592,6 +592,7 @@ pt_test_link_config(void **state)
 	struct opa_vnic_counters k;
 	struct rte_eth_dev_info dinfo;
 	struct rte_eth_link link;
+	struct rte_ether_addr addr;
 	struct opa_vnic_hfi *hfi;
 	struct hfi_dev *dev;
 	uint8_t macs[8][6];
@@ -654,7 +655,7 @@ pt_test_link_config(void **state)
 	assert_int_equal(conf.cfg.vesw_id, 1);
 	assert_int_equal(conf.cfg.encap_slid, 2);
 	assert_int_equal(conf.cfg.u_mcast_dlid, OPA_VNIC_DEFAULT_MCAST_DLID);
-	assert_int_equal(conf.cfg.pkey, 0xffff);
+	assert_int_equal(conf.cfg.pkey, 0x8001);	/* the HFI's first: its data partition */
 	assert_int_equal(conf.port_num, 3);
 	assert_int_equal(opa_vnic_vport_conf_get(hfi, 4, &conf), -ENOENT);
 	assert_int_equal(opa_vnic_vport_conf_get(hfi, 3, &conf), 0);
@@ -685,9 +686,16 @@ pt_test_link_config(void **state)
 	}
 	assert_int_equal(exchange(a, b, 4, true), 4);
 
-	/* eth_mtu bounds the port MTU (clamped as the kernel does). */
+	/*
+	 * eth_mtu bounds the port MTU (clamped as the kernel does). The control
+	 * path leaves ethdev's copy alone: it follows inside the application's
+	 * next call into the driver, on the application's thread.
+	 */
 	conf.cfg.eth_mtu = 1000;
 	assert_int_equal(opa_vnic_vport_conf_set(hfi, 3, &conf), 0);
+	assert_int_equal(rte_eth_dev_get_mtu(b, &mtu), 0);
+	assert_int_equal(mtu, 1500);
+	assert_int_equal(rte_eth_dev_info_get(b, &dinfo), 0);
 	assert_int_equal(rte_eth_dev_get_mtu(b, &mtu), 0);
 	assert_int_equal(mtu, 1000);
 	assert_int_equal(rte_eth_dev_set_mtu(b, 1001), -EINVAL);
@@ -698,7 +706,15 @@ pt_test_link_config(void **state)
 	/* A new base MAC replaces the port's MAC. */
 	memcpy(conf.base_mac, new_mac, 6);
 	assert_int_equal(opa_vnic_vport_conf_set(hfi, 3, &conf), 0);
-	assert_memory_equal(pt_mac(b).addr_bytes, new_mac, 6);
+	assert_int_equal(rte_eth_macaddr_get(b, &addr), 0);
+	assert_memory_not_equal(addr.addr_bytes, new_mac, 6);
+	/* The datapath and VEMA have it at once; ethdev at the application's next call. */
+	assert_int_equal(opa_vnic_vport_read_macs(hfi, 3, OPA_VNIC_MACS_DEV, 0, 8, macs, &total),
+			 1);
+	assert_memory_equal(macs[0], new_mac, 6);
+	assert_int_equal(rte_eth_dev_info_get(b, &dinfo), 0);
+	assert_int_equal(rte_eth_macaddr_get(b, &addr), 0);
+	assert_memory_equal(addr.addr_bytes, new_mac, 6);
 
 	/* The interface MAC lists the EM reads. */
 	assert_int_equal(rte_eth_dev_mac_addr_add(b, &sec, 0), 0);
@@ -833,6 +849,15 @@ pt_test_probe_errors(void **state)
 		  "rx_chunk_size=3000: expected a power of two from 4096 to 262144" },
 		{ "net_opa_vnic1,hfi=sw4,vport=0,mgmt=umad,umad_ca=mlx5_0",
 		  "hfi=sw4: umad_ca/umad_port name a hardware HFI's IB device" },
+		{ "net_opa_vnic1,hfi=sw3,vport=0,em_lids=0",
+		  "em_lids=0: expected any, a LID, or a list [LID,...] of 1..8 distinct unicast "
+		  "LIDs in 1..0xefffff" },
+		{ "net_opa_vnic1,hfi=sw3,vport=0,em_lids=[5,5]",
+		  "em_lids=[5,5]: expected any, a LID, or a list" },
+		{ "net_opa_vnic1,hfi=sw3,vport=0,em_lids=1,2",
+		  "unknown key '2'" },
+		{ "net_opa_vnic1,hfi=sw0,vport=2,vesw_id=2,em=off,em_lids=[1,2]",
+		  "em_lids: the EM allowlist needs an EM (em=on or em=external" },
 		{ "net_opa_vnic1,hfi=sw3,vport=0,em_config=/nonexistent/em.conf",
 		  "em_config=/nonexistent/em.conf rejected" },
 		{ "net_opa_vnic1,hfi=0000:00:00.0,vport=0",

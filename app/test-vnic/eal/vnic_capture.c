@@ -60,6 +60,7 @@ static struct port ports[NPORTS] = {
 };
 
 static struct hfi_dev *mgmt;
+#define SECOND_EM_LID	0x3ff0	/* the management port's LID, in every vport's em_lids */
 static uint64_t next_tid = 0x6361700000000000ull;	/* "cap" */
 static uint8_t req[HFI_MAD_SIZE], resp[HFI_MAD_SIZE];
 
@@ -78,8 +79,10 @@ port_open(unsigned int i, const char *capture, struct rte_mempool *mp)
 	int rc;
 
 	snprintf(name, sizeof(name), "net_opa_vnic%u", i);
-	snprintf(args, sizeof(args), "%s,hfi=sw%u,lid=%u,vport=%u%s%s", name, i % 2,
-		 ports[i].lid, i / 2, i == 0 ? ",capture=" : "", i == 0 ? capture : "");
+	/* The management port below is a second EM: named beside the embedded one. */
+	snprintf(args, sizeof(args), "%s,hfi=sw%u,lid=%u,vport=%u,em_lids=0x%x%s%s", name,
+		 i % 2, ports[i].lid, i / 2, SECOND_EM_LID, i == 0 ? ",capture=" : "",
+		 i == 0 ? capture : "");
 	rc = rte_dev_probe(args);
 	if (rc == 0)
 		rc = rte_eth_dev_get_port_by_name(name, &ports[i].id);
@@ -286,6 +289,7 @@ main(int argc, char **argv)
 	/* A management port plays a second EM and the SM, both towards LID 1 (sw0). */
 	hfi_dev_params_init(&p);
 	p.role = HFI_ROLE_MGMT;
+	p.lid = SECOND_EM_LID;
 	if (hfi_dev_open("sw-capture-mgmt", &p, &mgmt) != 0)
 		die(hfi_last_error());
 	vema(VEMA_METHOD_GET, VEMA_ATTR_CLASS_PORT_INFO, 0, 0, 0);

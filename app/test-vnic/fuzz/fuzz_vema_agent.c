@@ -53,15 +53,21 @@ all_zero(const uint8_t *p, size_t n)
 }
 
 static void
-check_response(const uint8_t *req, size_t len, uint32_t lid, int r, const uint8_t *resp)
+check_response(const uint8_t *req, size_t len, const struct vema_mad_addr *src, int r,
+	       const uint8_t *resp)
 {
+	uint32_t lid = src->lid;
 	uint8_t in[VEMA_MAD_SIZE] = { 0 };
 	uint16_t status;
 	bool ours;
 
 	CHECK(r == 0 || r == VEMA_MAD_SIZE);
+	/* Off the full management P_Key nothing is answered. */
+	if (src->pkey != VEMA_PKEY_FULL_MGMT)
+		CHECK(r == 0);
 	memcpy(in, req, len < VEMA_MAD_SIZE ? len : VEMA_MAD_SIZE);
-	if (len >= VEMA_MAD_HDR_SIZE && lid != 4 && in[0] == VEMA_BASE_VERSION &&
+	if (len >= VEMA_MAD_HDR_SIZE && src->pkey == VEMA_PKEY_FULL_MGMT &&
+	    in[0] == VEMA_BASE_VERSION &&
 	    (in[3] == VEMA_METHOD_GET || in[3] == VEMA_METHOD_SET))
 		CHECK(r == VEMA_MAD_SIZE);
 	if (r == 0)
@@ -78,8 +84,11 @@ check_response(const uint8_t *req, size_t len, uint32_t lid, int r, const uint8_
 		CHECK(status == VEMA_STATUS_UNSUPPORTED &&
 		      memcmp(resp + VEMA_MAD_HDR_SIZE, in + VEMA_MAD_HDR_SIZE,
 			     VEMA_MAD_DATA_SIZE) == 0);
-	else if (status == VEMA_STATUS_INVALID)
+	else if (status == VEMA_STATUS_INVALID || lid == 4)
 		CHECK(all_zero(resp + VEMA_MAD_HDR_SIZE, VEMA_MAD_DATA_SIZE));
+	/* LID 4 is no EM of ours: refused, whatever it asked. */
+	if (ours && lid == 4)
+		CHECK(status == VEMA_STATUS_UNSUPPORTED);
 }
 
 static void
@@ -132,8 +141,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (len > size - pos)
 				len = size - pos;
 			src.lid = 1 + (op & 3u);
+			src.pkey = (op & 4) ? VEMA_PKEY_LIM_MGMT : VEMA_PKEY_FULL_MGMT;
 			r = vema_agent_handle_mad(b.agent, &src, data + pos, len, resp, &to);
-			check_response(data + pos, len, src.lid, r, resp);
+			check_response(data + pos, len, &src, r, resp);
 			pos += len;
 		}
 	}

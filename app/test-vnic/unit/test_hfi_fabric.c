@@ -255,11 +255,12 @@ test_pkey(void **state)
 	const uint16_t limited[1] = { 0x7fff };
 	uint16_t table[HFI_PKEY_TABLE_SIZE];
 
+	/* A host port without an SM: hfi1's power-on table, a limited management member. */
 	assert_int_equal(hfi_dev_pkey_table(env->dev[1], table, HFI_PKEY_TABLE_SIZE), 2);
-	assert_int_equal(table[0], 0xffff);
-	assert_int_equal(table[1], 0x8001);
-	assert_int_equal(hfi_dev_pkey_index(env->dev[1], 0x8001), 1);
-	assert_int_equal(hfi_dev_pkey_index(env->dev[1], 0x0001), 1);
+	assert_int_equal(table[0], 0x8001);
+	assert_int_equal(table[1], 0x7fff);
+	assert_int_equal(hfi_dev_pkey_index(env->dev[1], 0x8001), 0);
+	assert_int_equal(hfi_dev_pkey_index(env->dev[1], 0x0001), 0);
 	assert_int_equal(hfi_dev_pkey_index(env->dev[1], 0x8002), -ENOENT);
 	send_to(env, lid1, 0x8002, 3);		/* not in the table */
 	send_to(env, lid1, 0x0001, 2);		/* limited member of a full-member entry */
@@ -434,6 +435,8 @@ test_mad_channel(void **state)
 	const uint16_t other[1] = { 0x8002 };
 	const uint16_t limited_mgmt[1] = { 0x7fff };
 	const uint16_t full[2] = { 0xffff, 0x8001 };
+	uint16_t tbl[HFI_PKEY_TABLE_SIZE];
+	uint64_t drops;
 
 	hfi_dev_params_init(&p);
 	p.fabric = FABRIC;
@@ -448,12 +451,16 @@ test_mad_channel(void **state)
 	mad[1] = 0x34;
 	mad[2] = 0x80;
 	mad[3] = 0x01;
-	/* vport host -> EM */
+	/* The EM's port is a full management member, a host a limited one. */
+	assert_int_equal(hfi_dev_pkey_table(em, tbl, HFI_PKEY_TABLE_SIZE), 2);
+	assert_int_equal(tbl[0], 0xffff);
+	assert_int_equal(tbl[1], 0x8001);
+	/* vport host -> EM, on the limited management key (index 1) */
 	to.lid = 0x200;
 	to.qpn = HFI_QP1;
 	to.qkey = HFI_GSI_QKEY;
 	to.sl = 3;
-	to.pkey_index = 0;
+	to.pkey_index = 1;
 	assert_false(readable(hfi_mad_fd(em)));
 	assert_int_equal(hfi_mad_send(env->dev[1], &to, mad, sizeof(mad)), 0);
 	assert_true(readable(hfi_mad_fd(em)));
@@ -465,6 +472,7 @@ test_mad_channel(void **state)
 	assert_int_equal(from.qkey, HFI_GSI_QKEY);
 	assert_int_equal(from.sl, 3);
 	assert_int_equal(from.pkey_index, 0);
+	assert_int_equal(from.pkey, 0x7fff);	/* what the MAD carried */
 	assert_int_equal(hfi_mad_tid(got), UINT64_C(0x08090a0b0c0d0e0f));
 	/* EM -> host, a short MAD (a trap is 272 bytes), with the second PKEY. */
 	to.lid = from.lid;
@@ -473,7 +481,22 @@ test_mad_channel(void **state)
 	assert_int_equal(hfi_mad_recv(env->dev[1], &from, got, &len, 0), 0);
 	assert_int_equal(len, 272);
 	assert_int_equal(from.lid, 0x200);
+	assert_int_equal(from.pkey_index, 0);
+	assert_int_equal(from.pkey, 0x8001);
+	/* EM -> host on full management: it reaches the limited member. */
+	to.pkey_index = 0;
+	assert_int_equal(hfi_mad_send(em, &to, mad, 272), 0);
+	assert_int_equal(hfi_mad_recv(env->dev[1], &from, got, &len, 0), 0);
 	assert_int_equal(from.pkey_index, 1);
+	assert_int_equal(from.pkey, 0xffff);
+	/* Host -> host on limited management: two limited members, dropped at the receiver. */
+	drops = test_counters(env->dev[1]).mad_drops;
+	to.lid = hfi_dev_lid(env->dev[1]);
+	to.pkey_index = 1;
+	assert_int_equal(hfi_mad_send(env->dev[0], &to, mad, 256), 0);
+	assert_int_equal(hfi_mad_recv(env->dev[1], &from, got, &len, 0), -EAGAIN);
+	assert_int_equal(test_counters(env->dev[1]).mad_drops, drops + 1);
+	assert_int_equal(test_counters(env->dev[1]).mad_pkey_drops, 1);
 	/* Nothing there. */
 	assert_int_equal(hfi_mad_recv(em, &from, got, &len, 0), -EAGAIN);
 	assert_int_equal(hfi_mad_recv(em, &from, got, &len, 30), -ETIMEDOUT);
@@ -498,6 +521,7 @@ test_mad_channel(void **state)
 	assert_int_equal(test_counters(em).mad_drops, 1);
 	assert_int_equal(test_counters(em).rx_mads, 1);
 	assert_int_equal(test_counters(env->dev[1]).tx_mads, 2);
+	assert_int_equal(test_counters(env->dev[0]).tx_mads, 1);
 	/* A GSI datagram with another QKey: dropped by the receiver, as a QP does. */
 	assert_int_equal(hfi_fabric_set_pkeys(hfi_dev_fabric(em), 0x200, full, 2), 0);
 	to.qkey = 0x1234;
@@ -505,16 +529,23 @@ test_mad_channel(void **state)
 	assert_int_equal(hfi_mad_recv(em, &from, got, &len, 0), -EAGAIN);
 	assert_int_equal(test_counters(em).mad_drops, 2);
 	to.qkey = HFI_GSI_QKEY;
-	/* The queue is bounded: the extra MADs are dropped, not blocked. */
+	/* An EM that is a limited member only reaches no host. */
 	assert_int_equal(hfi_fabric_set_pkeys(hfi_dev_fabric(em), 0x200, limited_mgmt, 1), 0);
 	to.pkey_index = 0;
 	to.lid = hfi_dev_lid(env->dev[1]);
+	assert_int_equal(hfi_mad_send(em, &to, mad, 256), 0);
+	assert_int_equal(hfi_mad_recv(env->dev[1], &from, got, &len, 0), -EAGAIN);
+	assert_int_equal(test_counters(env->dev[1]).mad_drops, drops + 2);
+	assert_int_equal(test_counters(env->dev[1]).mad_pkey_drops, 2);
+	/* The queue is bounded: the extra MADs are dropped, not blocked. */
+	assert_int_equal(hfi_fabric_set_pkeys(hfi_dev_fabric(em), 0x200, full, 2), 0);
 	for (i = 0; i < 100; i++)
 		assert_int_equal(hfi_mad_send(em, &to, mad, 256), 0);
 	for (i = 0; hfi_mad_recv(env->dev[1], &from, got, &len, 0) == 0; i++)
 		;
 	assert_int_equal(i, 64);
-	assert_int_equal(test_counters(env->dev[1]).mad_drops, 36);
+	assert_int_equal(test_counters(env->dev[1]).mad_drops, drops + 2 + 36);
+	assert_int_equal(test_counters(env->dev[1]).mad_pkey_drops, 2);	/* full: not P_Key */
 	hfi_dev_close(em);
 }
 

@@ -176,7 +176,9 @@ test_gsi_from_mad_channel(void **state)
 	assert_int_equal(from.qpn, HFI_QP1);
 	assert_int_equal(from.dest_qpn, HFI_QP1);
 	assert_int_equal(from.qkey, HFI_GSI_QKEY);
-	assert_int_equal(from.pkey_index, 0);
+	/* A host's table {0x8001, 0x7fff}: the full key takes 0x7fff's index (hfi1). */
+	assert_int_equal(from.pkey_index, 1);
+	assert_int_equal(from.pkey, 0xffff);
 	/* Not the SMI's. */
 	assert_int_equal(hfi_mgmt_recv(env->b.smi, &from, env->got, &len), -EAGAIN);
 
@@ -274,6 +276,9 @@ test_smi_checks(void **state)
 	uint16_t pkey;
 	size_t len;
 
+	/* What an SM gives both ports, in the chip and in the SMA (opa_vnic_mgmt's set_pkeys). */
+	assert_int_equal(hfi_rcv_set_pkeys(env->a.dev, pkeys, 3), 0);
+	assert_int_equal(hfi_rcv_set_pkeys(env->b.dev, pkeys, 3), 0);
 	hfi_mgmt_set_pkeys(env->a.smi, pkeys);
 	hfi_mgmt_set_pkeys(env->b.smi, pkeys);
 

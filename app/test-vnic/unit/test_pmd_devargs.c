@@ -283,6 +283,42 @@ test_conflicts(void **state)
 	assert_int_equal(parse("hfi=sw0,vport=1,em=off,def_port_mask=0x2,ucast_dlid=[1,2]"), 0);
 }
 
+/* em_lids: any, one LID or a bracketed list of distinct unicast LIDs; needs an EM. */
+static void
+test_em_lids(void **state)
+{
+	static const char *const bad[] = {
+		"em_lids=0", "em_lids=0xf00000", "em_lids=[]", "em_lids=[1,,2]", "em_lids=[1,1]",
+		"em_lids=[1,2,3,4,5,6,7,8,9]", "em_lids=none", "em_lids=-1", "em_lids=[0x10",
+	};
+	char args[192];
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(parse("hfi=sw0,vport=1"), 0);
+	assert_int_equal(da.n_em_lids, 0);
+	assert_false(da.em_lids_any);
+	assert_int_equal(parse("hfi=sw0,vport=1,em_lids=0xbfff"), 0);
+	assert_int_equal(da.n_em_lids, 1);
+	assert_int_equal(da.em_lids[0], 0xbfff);
+	assert_true(da.given & OPA_VNIC_DA_EM_LIDS);
+	assert_int_equal(parse("hfi=sw0,vport=1,em=external,em_lids=[1,0x20,0xefffff,4,5,6,7,8]"),
+			 0);
+	assert_int_equal(da.n_em_lids, 8);
+	assert_int_equal(da.em_lids[1], 0x20);
+	assert_int_equal(da.em_lids[2], 0xefffff);
+	assert_int_equal(parse("hfi=sw0,vport=1,em_lids=ANY"), 0);
+	assert_true(da.em_lids_any);
+	assert_int_equal(da.n_em_lids, 0);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(args, sizeof(args), "hfi=sw0,vport=1,%s", bad[i]);
+		expect_error(args, bad[i], "expected any, a LID, or a list [LID,...] of 1..8 "
+			     "distinct unicast LIDs in 1..0xefffff");
+	}
+	expect_error("hfi=sw0,vport=1,em=off,em_lids=5", "em_lids: the EM allowlist needs an EM",
+		     "em=on or em=external");
+}
+
 int
 main(void)
 {
@@ -294,6 +330,7 @@ main(void)
 		cmocka_unit_test(test_unknown_and_repeated),
 		cmocka_unit_test(test_ranges),
 		cmocka_unit_test(test_conflicts),
+		cmocka_unit_test(test_em_lids),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

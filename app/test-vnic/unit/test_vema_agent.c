@@ -65,6 +65,7 @@ struct tb {
 
 static const struct vema_mad_addr em_addr = {
 	.lid = 0x21, .qpn = 1, .qkey = VEMA_GSI_QKEY, .sl = 4, .pkey_index = 2,
+	.pkey = VEMA_PKEY_FULL_MGMT,
 };
 
 static int
@@ -1350,6 +1351,12 @@ test_trap_rate_limit(void **state)
 
 /* ---- who may talk, and malformed MADs ---- */
 
+/*
+ * Who may configure: a LID outside the allowlist gets the kernel agent's
+ * "unsupported" answer (0x000C, header echoed, no data) for Sets and Gets
+ * alike, and nothing changes; the list can be replaced at run time, and an
+ * empty list that is "only" refuses everyone.
+ */
 static void
 test_allowlist(void **state)
 {
@@ -1358,20 +1365,133 @@ test_allowlist(void **state)
 	uint8_t req[VEMA_MAD_SIZE], r[VEMA_MAD_SIZE], d[VEMA_VESWPORT_INFO_SIZE] = { 0 };
 	struct vema_mad_addr src = em_addr, to;
 	struct vema_agent_stats st;
+	static const uint8_t zero[VEMA_MAD_DATA_SIZE];
+	uint32_t later = 0x22;
+	struct vema_veswport_info v;
 
 	(void)state;
+	vpi_fill(&v, 5, VEMA_STATE_FORWARDING);
+	vema_veswport_info_encode(&v, d);
 	build_req(req, VEMA_METHOD_SET, VEMA_ATTR_VESWPORT_INFO, 0, d, sizeof(d));
 	src.lid = 0x22;
-	assert_int_equal(vema_agent_handle_mad(t->agent, &src, req, sizeof(req), r, &to), 0);
+	assert_int_equal(vema_agent_handle_mad(t->agent, &src, req, sizeof(req), r, &to),
+			 VEMA_MAD_SIZE);
+	assert_int_equal(r[VEMA_MAD_OFF_METHOD], VEMA_METHOD_GET_RESP);
+	assert_int_equal(vema_get_be16(r + VEMA_MAD_OFF_STATUS), VEMA_STATUS_UNSUPPORTED);
+	assert_memory_equal(r + 8, req + 8, 8);
+	assert_memory_equal(r + VEMA_MAD_HDR_SIZE, zero, sizeof(zero));
+	assert_int_equal(to.lid, 0x22);
 	assert_int_equal(t->n_create, 0);
+	assert_int_equal(vema_agent_vport_info(t->agent, 0, &v), -ENOENT);
+	/* A Get from there is refused too: the configuration is the EM's to read. */
+	build_req(req, VEMA_METHOD_GET, VEMA_ATTR_CLASS_PORT_INFO, 0, NULL, 0);
+	assert_int_equal(vema_agent_handle_mad(t->agent, &src, req, sizeof(req), r, &to),
+			 VEMA_MAD_SIZE);
+	assert_int_equal(vema_get_be16(r + VEMA_MAD_OFF_STATUS), VEMA_STATUS_UNSUPPORTED);
+	assert_memory_equal(r + VEMA_MAD_HDR_SIZE, zero, sizeof(zero));
+	/* From an allowed LID the same Set is applied. */
+	build_req(req, VEMA_METHOD_SET, VEMA_ATTR_VESWPORT_INFO, 0, d, sizeof(d));
 	src.lid = 0x99;
 	assert_int_equal(vema_agent_handle_mad(t->agent, &src, req, sizeof(req), r, &to),
 			 VEMA_MAD_SIZE);
+	assert_int_equal(vema_get_be16(r + VEMA_MAD_OFF_STATUS), VEMA_STATUS_OK);
 	assert_int_equal(t->n_create, 1);
 	vema_agent_get_stats(t->agent, &st);
-	assert_int_equal(st.drop_not_allowed, 1);
-	assert_int_equal(st.responses, 1);
+	assert_int_equal(st.refused_lid, 2);
+	assert_int_equal(st.responses, 3);
+	assert_int_equal(st.status_unsupported, 2);
+
+	/* Replaced at run time: 0x99 is out, 0x22 in. */
+	assert_int_equal(vema_agent_set_em_lids(t->agent, &later, 1, true), 0);
+	assert_int_equal(vema_agent_handle_mad(t->agent, &src, req, sizeof(req), r, &to),
+			 VEMA_MAD_SIZE);
+	assert_int_equal(vema_get_be16(r + VEMA_MAD_OFF_STATUS), VEMA_STATUS_UNSUPPORTED);
+	src.lid = 0x22;
+	assert_int_equal(vema_agent_handle_mad(t->agent, &src, req, sizeof(req), r, &to),
+			 VEMA_MAD_SIZE);
+	assert_int_equal(vema_get_be16(r + VEMA_MAD_OFF_STATUS), VEMA_STATUS_OK);
+	/* "Only" with no LID: nobody (an EM not known yet). */
+	assert_int_equal(vema_agent_set_em_lids(t->agent, NULL, 0, true), 0);
+	assert_int_equal(vema_agent_handle_mad(t->agent, &src, req, sizeof(req), r, &to),
+			 VEMA_MAD_SIZE);
+	assert_int_equal(vema_get_be16(r + VEMA_MAD_OFF_STATUS), VEMA_STATUS_UNSUPPORTED);
+	/* No list: any LID. */
+	assert_int_equal(vema_agent_set_em_lids(t->agent, NULL, 0, false), 0);
+	src.lid = 0x1234;
+	assert_int_equal(vema_agent_handle_mad(t->agent, &src, req, sizeof(req), r, &to),
+			 VEMA_MAD_SIZE);
+	assert_int_equal(vema_get_be16(r + VEMA_MAD_OFF_STATUS), VEMA_STATUS_OK);
+	vema_agent_get_stats(t->agent, &st);
+	assert_int_equal(st.refused_lid, 4);
+	assert_int_equal(vema_agent_set_em_lids(t->agent, NULL, 1, true), -EINVAL);
+	assert_int_equal(vema_agent_set_em_lids(t->agent, lids, VEMA_EM_LIDS_MAX + 1, true),
+			 -EINVAL);
 	teardown((void **)&t);
+}
+
+/*
+ * The management partition: Set VeswPortInfo, Set ClassPortInfo and
+ * DeleteVesw on a limited member's key (or a data key, or none the
+ * transport could name) are dropped unanswered, counted, and change
+ * nothing; the same MADs on the full key are honoured.
+ */
+static void
+test_pkey_refused(void **state)
+{
+	static const uint16_t bad[] = { VEMA_PKEY_LIM_MGMT, 0x8001, 0x0001, 0 };
+	struct tb *t = *state;
+	uint8_t req[VEMA_MAD_SIZE], r[VEMA_MAD_SIZE], d[VEMA_VESWPORT_INFO_SIZE];
+	uint8_t cpi[VEMA_CPI_SIZE];
+	struct vema_mad_addr src = em_addr, to;
+	struct vema_veswport_info v, got;
+	struct vema_agent_stats st;
+	unsigned int i;
+
+	vpi_fill(&v, 7, VEMA_STATE_FORWARDING);
+	vema_veswport_info_encode(&v, d);
+	assert_int_equal(set_vpi(t, 0, &v, NULL), VEMA_STATUS_OK);
+	assert_int_equal(t->n_config, 1);
+	memset(cpi, 0x5a, sizeof(cpi));
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		src.pkey = bad[i];
+		v.vesw.vesw_id = 9;
+		vema_veswport_info_encode(&v, d);
+		build_req(req, VEMA_METHOD_SET, VEMA_ATTR_VESWPORT_INFO, 0, d, sizeof(d));
+		assert_int_equal(vema_agent_handle_mad(t->agent, &src, req, sizeof(req), r, &to),
+				 0);
+		build_req(req, VEMA_METHOD_SET, VEMA_ATTR_CLASS_PORT_INFO, 0, cpi, sizeof(cpi));
+		assert_int_equal(vema_agent_handle_mad(t->agent, &src, req, sizeof(req), r, &to),
+				 0);
+		build_req(req, VEMA_METHOD_SET, VEMA_ATTR_DELETE_VESW, 0, NULL, 0);
+		assert_int_equal(vema_agent_handle_mad(t->agent, &src, req, sizeof(req), r, &to),
+				 0);
+		/* Not even the MAD layer's echo for a class nobody registered. */
+		build_req(req, VEMA_METHOD_GET, VEMA_ATTR_CLASS_PORT_INFO, 0, NULL, 0);
+		req[1] = 0x35;
+		assert_int_equal(vema_agent_handle_mad(t->agent, &src, req, sizeof(req), r, &to),
+				 0);
+	}
+	assert_int_equal(t->n_config, 1);
+	assert_int_equal(vema_agent_vport_info(t->agent, 0, &got), 0);
+	assert_int_equal(got.vesw.vesw_id, 7);
+	assert_int_equal(got.vport.config_state, VEMA_STATE_FORWARDING);
+	/* The trap LID was not moved: ClassPortInfo still reads what the EM left (0). */
+	src.pkey = VEMA_PKEY_FULL_MGMT;
+	build_req(req, VEMA_METHOD_GET, VEMA_ATTR_CLASS_PORT_INFO, 0, NULL, 0);
+	assert_int_equal(vema_agent_handle_mad(t->agent, &src, req, sizeof(req), r, &to),
+			 VEMA_MAD_SIZE);
+	assert_int_equal(vema_get_be32(r + VEMA_MAD_HDR_SIZE + 64), 0);	/* trap_lid */
+	vema_agent_get_stats(t->agent, &st);
+	assert_int_equal(st.drop_pkey, 16);
+	assert_int_equal(st.rx_mads, 18);
+	assert_int_equal(st.responses, 2);
+	/* On the full key the DeleteVesw goes through. */
+	build_req(req, VEMA_METHOD_SET, VEMA_ATTR_DELETE_VESW, 0, NULL, 0);
+	assert_int_equal(vema_agent_handle_mad(t->agent, &src, req, sizeof(req), r, &to),
+			 VEMA_MAD_SIZE);
+	assert_int_equal(vema_get_be16(r + VEMA_MAD_OFF_STATUS), VEMA_STATUS_OK);
+	assert_int_equal(vema_agent_vport_info(t->agent, 0, &got), 0);
+	assert_int_equal(got.vesw.vesw_id, 0);
 }
 
 /* A source over its rate loses what exceeds it; others and the refilled bucket do not. */
@@ -1658,6 +1778,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_trap_destination_rules, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trap_rate_limit, setup, teardown),
 		cmocka_unit_test(test_allowlist),
+		cmocka_unit_test_setup_teardown(test_pkey_refused, setup, teardown),
 		cmocka_unit_test(test_rate_limit),
 		cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_queue, setup, teardown),

@@ -134,7 +134,8 @@ f_send(void *priv, const struct vema_mad_addr *to, const void *mad, size_t len)
 	struct fhost *h = host_by_lid(to->lid);
 	struct logent *l = &F.log[F.n_log];
 	uint8_t resp[VEMA_MAD_SIZE];
-	struct vema_mad_addr rto, from = { .lid = EM_LID, .qpn = 1, .qkey = VEMA_GSI_QKEY };
+	struct vema_mad_addr rto, from = { .lid = EM_LID, .qpn = 1, .qkey = VEMA_GSI_QKEY,
+				     .pkey = VEMA_PKEY_FULL_MGMT };
 
 	(void)priv;
 	assert_int_equal(len, VEMA_MAD_SIZE);
@@ -606,7 +607,7 @@ test_sequence_and_fields(void **state)
 	{
 		uint8_t req[VEMA_MAD_SIZE] = { 0x80, 0x34, 0x80, VEMA_METHOD_GET };
 		uint8_t resp[VEMA_MAD_SIZE];
-		struct vema_mad_addr self = { .lid = EM_LID }, to;
+		struct vema_mad_addr self = { .lid = EM_LID, .pkey = VEMA_PKEY_FULL_MGMT }, to;
 		struct vema_class_port_info cpi;
 
 		vema_put_be16(req + VEMA_MAD_OFF_ATTR_ID, VEMA_ATTR_CLASS_PORT_INFO);
@@ -846,7 +847,7 @@ test_repoll_after_reset(void **state)
 	uint32_t digest, good;
 	unsigned int mark;
 	uint8_t req[VEMA_MAD_SIZE] = { 0x80, 0x34, 0x80, VEMA_METHOD_SET }, resp[VEMA_MAD_SIZE];
-	struct vema_mad_addr other = { .lid = 0x55 }, to;
+	struct vema_mad_addr other = { .lid = 0x55, .pkey = VEMA_PKEY_FULL_MGMT }, to;
 
 	(void)state;
 	converge(em);

@@ -577,13 +577,13 @@ test_agent_over_umad(void **state)
 	assert_int_equal(vema_umad_open("hfi1_0", 1, &t), 0);
 	assert_int_equal(vema_agent_create(&conf, &a), 0);
 
-	/* Set ClassPortInfo (trap LID 0x77, SL 2) from LID 0x21, SL 3, P_Key index 4 */
+	/* Set ClassPortInfo (trap LID 0x77, SL 2) from LID 0x21, SL 3, P_Key index 1 (0xffff) */
 	em_request(m, VEMA_METHOD_SET, VEMA_ATTR_CLASS_PORT_INFO, 0x1122334455667788ull);
 	vema_put_be32(m + 40 + 60, 0x77);
 	m[40 + 76] = 2 << 3;
-	queue_rx(m, VEMA_MAD_SIZE, 0x21, 1, 3, 4, 0);
+	queue_rx(m, VEMA_MAD_SIZE, 0x21, 1, 3, 1, 0);
 	em_request(m, VEMA_METHOD_SET, VEMA_ATTR_VESWPORT_INFO, 2);
-	queue_rx(m, VEMA_MAD_SIZE, 0x21, 1, 3, 4, 0);
+	queue_rx(m, VEMA_MAD_SIZE, 0x21, 1, 3, 1, 0);
 	assert_int_equal(vema_agent_poll(a, 1), 1);
 
 	/* the response: to the requester, GSI Q_Key, same P_Key index, its TID, sent once */
@@ -592,7 +592,7 @@ test_agent_over_umad(void **state)
 	assert_int_equal(fk.addr_args[1], 1);
 	assert_int_equal(fk.addr_args[2], 3);
 	assert_int_equal((uint32_t)fk.addr_args[3], 0x80010000u);
-	assert_int_equal(fk.pkey_arg, 4);
+	assert_int_equal(fk.pkey_arg, 1);
 	assert_int_equal(fk.send_len, VEMA_MAD_SIZE);
 	assert_int_equal(fk.send_timeout, 0);
 	assert_int_equal(fk.send_retries, 0);
@@ -623,6 +623,58 @@ test_agent_over_umad(void **state)
 	assert_int_equal(fk.n_unreg, 1);
 }
 
+/*
+ * The P_Key of a received MAD from the index ib_umad reports (hfi1's GSI
+ * lookup): the exact key at that index; 0x7fff's index is a full member's
+ * MAD when the table has no 0xffff (the chip let it in), a limited member's
+ * when it has; an index beyond the table names none. The table is read
+ * again when an index is beyond it.
+ */
+static void
+test_recv_pkey(void **state)
+{
+	static const struct {
+		uint16_t tbl[3];
+		unsigned int n;
+		int idx;
+		uint16_t pkey;
+	} c[] = {
+		{ { 0x8001, 0x7fff }, 2, 1, VEMA_PKEY_FULL_MGMT },	/* a host: limited */
+		{ { 0x8001, 0x7fff, 0xffff }, 3, 2, VEMA_PKEY_FULL_MGMT },
+		{ { 0x8001, 0x7fff, 0xffff }, 3, 1, VEMA_PKEY_LIM_MGMT },
+		{ { 0x8001, 0x7fff }, 2, 0, 0x8001 },
+		{ { 0x8001, 0x7fff }, 2, 2, 0 },
+	};
+	uint8_t mad[VEMA_MAD_SIZE] = { 0 }, buf[VEMA_MAD_SIZE];
+	struct vema_transport t;
+	struct vema_mad_addr from;
+	unsigned int i, reads;
+	size_t len;
+
+	(void)state;
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		reset(NULL);
+		memcpy(fk.pkeys, c[i].tbl, sizeof(c[i].tbl));
+		fk.n_pkeys = c[i].n;
+		queue_rx(mad, VEMA_MAD_SIZE, 0x21, 1, 0, c[i].idx, 0);
+		queue_rx(mad, VEMA_MAD_SIZE, 0x21, 1, 0, c[i].idx, 0);
+		assert_int_equal(vema_umad_open("hfi1_0", 1, &t), 0);
+		len = sizeof(buf);
+		assert_int_equal(t.ops->recv(t.priv, &from, buf, &len), 0);
+		assert_int_equal(from.pkey_index, c[i].idx);
+		assert_int_equal(from.pkey, c[i].pkey);
+		reads = fk.n_get_port;
+		assert_true(reads >= 1);
+		/* Within the second the table is read again only for an index beyond it. */
+		len = sizeof(buf);
+		assert_int_equal(t.ops->recv(t.priv, &from, buf, &len), 0);
+		assert_int_equal(from.pkey, c[i].pkey);
+		assert_int_equal(fk.n_get_port, reads + ((unsigned int)c[i].idx >= c[i].n));
+		assert_int_equal(fk.n_release, fk.n_get_port);
+		t.ops->close(t.priv);
+	}
+}
+
 int
 main(void)
 {
@@ -633,6 +685,7 @@ main(void)
 		cmocka_unit_test_setup(test_recv_enospc_retry, reset),
 		cmocka_unit_test_setup(test_recv_oversized, reset),
 		cmocka_unit_test_setup(test_recv_skips_failed_sends, reset),
+		cmocka_unit_test_setup(test_recv_pkey, reset),
 		cmocka_unit_test_setup(test_send, reset),
 		cmocka_unit_test_setup(test_find_pkey, reset),
 		cmocka_unit_test_setup(test_agent_over_umad, reset),

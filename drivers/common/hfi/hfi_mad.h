@@ -34,6 +34,8 @@ struct hfi_mad_addr {
 	uint8_t sl;
 	uint8_t reserved;
 	uint32_t dest_qpn;	/* receive: the QP it was sent to (0 or 1) */
+	uint16_t pkey;		/* receive: the P_Key the MAD carried (its BTH's) */
+	uint16_t reserved2;
 };
 
 /* Read the transaction id of a MAD (bytes 8..15, big-endian). */

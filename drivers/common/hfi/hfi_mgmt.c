@@ -286,6 +286,7 @@ mgmt_parse(struct hfi_mgmt *m, uint32_t len, struct hfi_mad_addr *from, void *bu
 	from->pkey_index = (uint16_t)idx;
 	from->sl = m->sc_to_sl[u.sc];
 	from->dest_qpn = u.dest_qp;
+	from->pkey = u.pkey;
 	if (pkey_out != NULL)
 		*pkey_out = u.pkey;
 	return 0;

@@ -76,7 +76,20 @@ opa_vnic_conf_from_devargs(const struct opa_vnic_hfi *hfi, const struct opa_vnic
 static uint32_t
 vport_mtu(const struct opa_vnic_vport *vp)
 {
-	return RTE_MIN((uint32_t)vp->eth_dev->data->mtu, opa_vnic_conf_mtu(&vp->conf));
+	return RTE_MIN((uint32_t)vp->mtu, opa_vnic_conf_mtu(&vp->conf));
+}
+
+void
+opa_vnic_vport_sync(struct opa_vnic_vport *vp)
+{
+	struct rte_eth_dev_data *data = vp->eth_dev->data;
+
+	if (vp->mac_pending) {
+		rte_ether_addr_copy(&vp->macs[0], &data->mac_addrs[0]);
+		vp->mac_pending = false;
+	}
+	if (data->mtu != vp->mtu)
+		data->mtu = vp->mtu;
 }
 
 static struct opa_vnic_snap *
@@ -110,8 +123,8 @@ snap_build(const struct opa_vnic_vport *vp)
 	s->promisc = vp->promisc;
 	s->allmulti = vp->allmulti;
 	for (i = 0; i < OPA_VNIC_MAX_UC_MACS; i++)
-		if (!rte_is_zero_ether_addr(&data->mac_addrs[i]))
-			memcpy(s->uc[s->n_uc++], &data->mac_addrs[i], 6);
+		if (!rte_is_zero_ether_addr(&vp->macs[i]))
+			memcpy(s->uc[s->n_uc++], &vp->macs[i], 6);
 	s->n_mc = (uint16_t)vp->n_mc;
 	memcpy(s->mc, vp->mc, sizeof(s->mc));
 	return s;
@@ -214,23 +227,27 @@ int
 opa_vnic_vport_conf_set(struct opa_vnic_hfi *hfi, uint8_t vport,
 			const struct opa_vnic_vport_conf *conf)
 {
-	struct rte_eth_dev_data *data;
 	struct opa_vnic_vport *vp;
 	uint8_t old_mac[6];
 	int rc;
 
 	WITH_VPORT(hfi, vport, vp);
-	data = vp->eth_dev->data;
 	memcpy(old_mac, vp->conf.base_mac, sizeof(old_mac));
 	vp->conf = *conf;
-	/* As the kernel: a new base MAC replaces the interface MAC, an unchanged one does not. */
-	if (rte_is_zero_ether_addr((const struct rte_ether_addr *)conf->base_mac))
+	/*
+	 * As the kernel: a new base MAC replaces the interface MAC, an unchanged
+	 * one does not; the interface MTU is clamped to the new eth_mtu. The
+	 * driver's copies change now (the datapath follows at once); ethdev's
+	 * at the application's next call into the port, on its own thread.
+	 */
+	if (rte_is_zero_ether_addr((const struct rte_ether_addr *)conf->base_mac)) {
 		memcpy(vp->conf.base_mac, old_mac, sizeof(old_mac));
-	else if (memcmp(conf->base_mac, old_mac, sizeof(old_mac)) != 0)
-		memcpy(data->mac_addrs[0].addr_bytes, conf->base_mac, 6);
-	/* The kernel clamps the interface MTU to the new eth_mtu. */
-	if (data->mtu > opa_vnic_conf_mtu(conf))
-		data->mtu = (uint16_t)opa_vnic_conf_mtu(conf);
+	} else if (memcmp(conf->base_mac, old_mac, sizeof(old_mac)) != 0) {
+		memcpy(vp->macs[0].addr_bytes, conf->base_mac, 6);
+		vp->mac_pending = true;
+	}
+	if (vp->mtu > opa_vnic_conf_mtu(conf))
+		vp->mtu = (uint16_t)opa_vnic_conf_mtu(conf);
 	opa_vnic_hfi_update_vesw(hfi);
 	/* Which vports own map entries depends on every vport's whole configuration. */
 	opa_vnic_hfi_program_rsm(hfi);
@@ -314,7 +331,7 @@ opa_vnic_vport_read_macs(struct opa_vnic_hfi *hfi, uint8_t vport, enum opa_vnic_
 	int rc = 0;
 
 	WITH_VPORT(hfi, vport, vp);
-	dev_macs = vp->eth_dev->data->mac_addrs;
+	dev_macs = vp->macs;
 	switch (list) {
 	case OPA_VNIC_MACS_DEV:
 		memcpy(all[n++], dev_macs[0].addr_bytes, 6);

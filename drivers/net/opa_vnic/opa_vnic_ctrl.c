@@ -86,6 +86,9 @@ struct opa_vnic_ctrl {
 	struct opa_vnic_mgmt_stats mgmt_stats;
 	uint64_t rate_logged;			/* rate-limited MADs already logged */
 	uint64_t rate_log_ns;			/* when */
+	uint64_t refused_logged;		/* refused requests already logged */
+	uint64_t refused_log_ns;		/* when */
+	uint32_t embedded_em_lid;		/* the embedded EM's LID, 0: none (yet) */
 };
 
 int
@@ -508,6 +511,29 @@ ctrl_log_rate_limited(struct opa_vnic_ctrl *c, const struct vema_agent_stats *st
 	c->rate_log_ns = now;
 }
 
+/*
+ * Requests refused (not on the full management P_Key, or from a LID no EM
+ * of ours has): said once a second at most, with the counts and the last
+ * source, so that a rogue node cannot flood the log.
+ */
+static void
+ctrl_log_refused(struct opa_vnic_ctrl *c, const struct vema_agent_stats *st)
+{
+	uint64_t refused = st->drop_pkey + st->refused_lid, now;
+
+	if (refused == c->refused_logged)
+		return;
+	now = ctrl_now_ns();
+	if (c->refused_log_ns != 0 && now - c->refused_log_ns < CTRL_LOG_INTERVAL_NS)
+		return;
+	OPA_VNIC_LOG(WARNING, "%s: %" PRIu64 " VEMA requests refused (in all: %" PRIu64
+		     " not on the full management P_Key 0xffff, dropped; %" PRIu64 " from a LID "
+		     "that is no EM of this HFI, answered 0x000C; devarg em_lids)", c->hfi->name,
+		     refused - c->refused_logged, st->drop_pkey, st->refused_lid);
+	c->refused_logged = refused;
+	c->refused_log_ns = now;
+}
+
 static void
 ctrl_serve_vema(struct opa_vnic_ctrl *c)
 {
@@ -523,6 +549,7 @@ ctrl_serve_vema(struct opa_vnic_ctrl *c)
 		vema_agent_process_events(c->agent);
 	vema_agent_get_stats(c->agent, &st);
 	ctrl_log_rate_limited(c, &st);
+	ctrl_log_refused(c, &st);
 	pthread_mutex_lock(&c->stats_lock);
 	c->stats = st;
 	pthread_mutex_unlock(&c->stats_lock);
@@ -737,6 +764,52 @@ ctrl_free(struct opa_vnic_ctrl *c)
 	rte_free(c);
 }
 
+/*
+ * The EMs whose requests the agent honours: em_lids= and the PMD's own
+ * embedded EM. With neither, any full management member (em=external, a
+ * shm: fabric, hardware: the fabric's P_Keys decide). Where an embedded EM
+ * is due but not yet known, nobody until it is.
+ */
+static int
+ctrl_apply_em_lids(struct opa_vnic_ctrl *c)
+{
+	const struct opa_vnic_devargs *o = &c->hfi->open_args;
+	uint32_t lids[OPA_VNIC_EM_LIDS_MAX + 1];
+	unsigned int n = 0, i;
+	uint32_t em;
+	bool only;
+
+	if (o->em_lids_any)
+		return vema_agent_set_em_lids(c->agent, NULL, 0, false);
+	for (i = 0; i < o->n_em_lids; i++)
+		lids[n++] = o->em_lids[i];
+	pthread_mutex_lock(&c->stats_lock);
+	em = c->embedded_em_lid;
+	pthread_mutex_unlock(&c->stats_lock);
+	for (i = 0; i < n && em != 0; i++)
+		if (lids[i] == em)
+			em = 0;
+	if (em != 0)
+		lids[n++] = em;
+	only = o->n_em_lids > 0 || opa_vnic_hfi_has_embedded_em(c->hfi);
+	return vema_agent_set_em_lids(c->agent, lids, n, only);
+}
+
+void
+opa_vnic_ctrl_embedded_em(struct opa_vnic_hfi *hfi, uint32_t lid)
+{
+	struct opa_vnic_ctrl *c = hfi->ctrl;
+
+	if (c == NULL || c->agent == NULL)
+		return;
+	pthread_mutex_lock(&c->stats_lock);
+	c->embedded_em_lid = lid;
+	pthread_mutex_unlock(&c->stats_lock);
+	if (ctrl_apply_em_lids(c) != 0)
+		OPA_VNIC_LOG(ERR, "%s: cannot take the embedded EM's LID 0x%x into the allowlist",
+			     hfi->name, lid);
+}
+
 static int
 ctrl_agent_create(struct opa_vnic_ctrl *c, char *err, size_t errlen)
 {
@@ -759,9 +832,20 @@ ctrl_agent_create(struct opa_vnic_ctrl *c, char *err, size_t errlen)
 	rc = ctrl_transport_open(c, err, errlen);
 	if (rc < 0)
 		return rc;
+	/* Nobody until the allowlist is set: the agent answers nothing before that. */
+	ac.em_lids_only = true;
 	rc = vema_agent_create(&ac, &c->agent);
-	if (rc < 0)
+	if (rc < 0) {
 		snprintf(err, errlen, "hfi=%s: cannot create the VEMA agent: %s", c->hfi->name,
+			 strerror(-rc));
+		return rc;
+	}
+	/* An embedded EM another HFI already started on this fabric. */
+	c->embedded_em_lid = opa_vnic_hfi_has_embedded_em(c->hfi) ?
+			     opa_vnic_em_embedded_lid(c->hfi->open_args.fabric) : 0;
+	rc = ctrl_apply_em_lids(c);
+	if (rc < 0)
+		snprintf(err, errlen, "hfi=%s: cannot set the EM allowlist: %s", c->hfi->name,
 			 strerror(-rc));
 	return rc;
 }

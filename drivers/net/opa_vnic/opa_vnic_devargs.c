@@ -192,6 +192,47 @@ key_ucast_dlid(const char *key, const char *val, struct opa_vnic_devargs *da, ch
 	return 0;
 }
 
+/* "any", one LID, or [LID,...]: the EMs whose VEMA requests are honoured. */
+static int
+key_em_lids(const char *key, const char *val, struct opa_vnic_devargs *da, char *err,
+	    size_t errlen)
+{
+	char buf[160], *tok, *save = NULL;
+	size_t len = strlen(val);
+	unsigned int n = 0, i;
+	bool list = len >= 2 && val[0] == '[' && val[len - 1] == ']';
+	const char *acc = "any, a LID, or a list [LID,...] of 1..8 distinct unicast LIDs in "
+			  "1..0xefffff";
+
+	if (strcasecmp(val, "any") == 0) {
+		da->em_lids_any = true;
+		return 0;
+	}
+	if (len == 0 || len >= sizeof(buf) || (!list && strchr(val, ',') != NULL))
+		return RANGE_ERR(key, val, acc);
+	memcpy(buf, list ? val + 1 : val, list ? len - 2 : len);
+	buf[list ? len - 2 : len] = '\0';
+	/* strtok_r() would skip an empty field: refuse it. */
+	if (buf[0] == ',' || strstr(buf, ",,") != NULL ||
+	    (buf[0] != '\0' && buf[strlen(buf) - 1] == ','))
+		return RANGE_ERR(key, val, acc);
+	for (tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+		uint64_t v;
+
+		if (n == OPA_VNIC_EM_LIDS_MAX ||
+		    parse_uint(tok, 1, OPA_VNIC_LID_UCAST_MAX, &v) != 0)
+			return RANGE_ERR(key, val, acc);
+		for (i = 0; i < n; i++)
+			if (da->em_lids[i] == v)
+				return RANGE_ERR(key, val, acc);
+		da->em_lids[n++] = (uint32_t)v;
+	}
+	if (n == 0)
+		return RANGE_ERR(key, val, acc);
+	da->n_em_lids = (uint8_t)n;
+	return 0;
+}
+
 static int
 key_base_mac(const char *key, const char *val, struct opa_vnic_devargs *da, char *err,
 	     size_t errlen)
@@ -354,6 +395,7 @@ static const struct key_def keys[] = {
 	{ "umad_ca", "<IB device name>", key_umad_ca, OPA_VNIC_DA_UMAD_CA },
 	{ "umad_port", "<1..255>", key_umad_port, OPA_VNIC_DA_UMAD_PORT },
 	{ "mad_rate", "<0..1000000>", key_mad_rate, OPA_VNIC_DA_MAD_RATE },
+	{ "em_lids", "any|<LID>|[<LID>,...]", key_em_lids, OPA_VNIC_DA_EM_LIDS },
 	{ "vesw_id", "<1..4095>", key_vesw_id, OPA_VNIC_DA_VESW_ID },
 	{ "fabric_id", "<0..1023>", key_fabric_id, OPA_VNIC_DA_FABRIC_ID },
 	{ "pkey", "<P_Key>", key_pkey, OPA_VNIC_DA_PKEY },
@@ -413,6 +455,9 @@ check_conflicts(const struct opa_vnic_devargs *da, bool have_vport, char *err, s
 			    "em=%s the Ethernet Manager configures the vport)", keys[i].name,
 			    da->em == OPA_VNIC_EM_ON ? "on, the default," : "external");
 	}
+	if ((da->given & OPA_VNIC_DA_EM_LIDS) && da->em == OPA_VNIC_EM_OFF)
+		return fail(err, errlen, "em_lids: the EM allowlist needs an EM (em=on or "
+			    "em=external; with em=off no VEMA agent runs)");
 	if ((da->given & OPA_VNIC_DA_EM_CONFIG) && da->em != OPA_VNIC_EM_ON)
 		return fail(err, errlen, "em_config=%s: the embedded EM's configuration needs "
 			    "em=on", da->em_config);
@@ -456,7 +501,7 @@ opa_vnic_devargs_parse(const char *args, struct opa_vnic_devargs *da, char *err,
 		const struct key_def *k = find_key(p->key);
 
 		if (k == NULL) {
-			char names[448];
+			char names[512];
 			size_t off = 0;
 
 			for (j = 0; j < NUM_KEYS && off < sizeof(names); j++)

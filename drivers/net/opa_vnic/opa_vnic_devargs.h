@@ -10,7 +10,7 @@
  *   hfi=<swN|PCI address>,vport=<0..254>[,fabric=...][,icrc=hw|sw]
  *   [,engine=inline|thread][,em=on|off|external][,em_config=FILE][,lid=..]
  *   [,capture=FILE][,rx_copy_max=N][,rx_chunk_size=N][,bypass_egr=whole|split]
- *   [,mgmt=chip|umad][,umad_ca=NAME][,umad_port=N][,mad_rate=N]
+ *   [,mgmt=chip|umad][,umad_ca=NAME][,umad_port=N][,mad_rate=N][,em_lids=...]
  *   [static configuration keys (em=off only)]
  * Pure: rte_kvargs only, no EAL. Errors are written as text naming the key
  * and the accepted values; the caller logs them.
@@ -75,6 +75,7 @@ enum opa_vnic_devarg_bit {
 	OPA_VNIC_DA_UMAD_CA = 1u << 21,
 	OPA_VNIC_DA_UMAD_PORT = 1u << 22,
 	OPA_VNIC_DA_MAD_RATE = 1u << 23,
+	OPA_VNIC_DA_EM_LIDS = 1u << 24,
 };
 
 /* The static configuration keys (meaningful with em=off). */
@@ -104,6 +105,8 @@ enum opa_vnic_devarg_bit {
 /* VEMA requests per second the agent takes from one LID (an EM stays far below). */
 #define OPA_VNIC_MAD_RATE_DEFAULT	4000
 #define OPA_VNIC_MAD_RATE_MAX		1000000
+/* LIDs an em_lids= allowlist names at most (the embedded EM's comes on top). */
+#define OPA_VNIC_EM_LIDS_MAX		8
 
 /* Where a received 16B packet starts in its eager buffer (hfi_bypass_egr). */
 enum opa_vnic_bypass_egr {
@@ -135,6 +138,10 @@ struct opa_vnic_devargs {
 	char umad_ca[OPA_VNIC_UMAD_CA_LEN];	/* mgmt=umad on hardware: the IB device */
 	uint8_t umad_port;			/* its port, 1 by default */
 	uint32_t mad_rate;			/* per-source VEMA limit, 0: none */
+	/* EMs whose requests the agent honours (em_lids=); none given: the default */
+	uint32_t em_lids[OPA_VNIC_EM_LIDS_MAX];
+	uint8_t n_em_lids;
+	bool em_lids_any;			/* em_lids=any: every full management member */
 	uint32_t given;				/* OPA_VNIC_DA_* */
 	/* static configuration, valid where the matching bit of 'given' is set */
 	uint16_t vesw_id;

@@ -24,6 +24,7 @@ struct opa_vnic_em_ref {
 	char config[OPA_VNIC_PATH_LEN];		/* "" = the default configuration */
 	struct opa_vnic_em *em;
 	unsigned int users;			/* vports (registry lock) */
+	bool running;				/* its thread started (registry lock) */
 };
 
 /*
@@ -104,10 +105,11 @@ em_start(const char *fabric, const char *config, char *err, size_t errlen)
 	p.notify_ctx = r;
 	p.thread_create = opa_vnic_ctrl_thread_create;
 	p.lid = cfg->em_lid != 0 ? cfg->em_lid : EMBEDDED_EM_LID;
-	rc = opa_vnic_em_embedded_start(&p, &r->em, why, sizeof(why));
+	/* Opened only: it runs once the vports' agents know its LID (opa_vnic_em_ref_run()). */
+	rc = opa_vnic_em_open(&p, &r->em, why, sizeof(why));
 	if (rc < 0 && cfg->em_lid == 0) {
 		p.lid = 0;	/* taken: any LID the fabric gives */
-		rc = opa_vnic_em_embedded_start(&p, &r->em, why, sizeof(why));
+		rc = opa_vnic_em_open(&p, &r->em, why, sizeof(why));
 	}
 	free(cfg);
 	if (rc < 0) {
@@ -116,7 +118,7 @@ em_start(const char *fabric, const char *config, char *err, size_t errlen)
 		return NULL;
 	}
 	em_count++;
-	OPA_VNIC_LOG(INFO, "em[%s]: embedded EM %s started as LID 0x%x (%s)",
+	OPA_VNIC_LOG(INFO, "em[%s]: embedded EM %s joins as LID 0x%x (%s)",
 		     r->fabric[0] ? r->fabric : "default", name, opa_vnic_em_lid(r->em),
 		     r->config[0] ? r->config : "default: vport index i in vesw i + 1, i = 0..15");
 	return r;
@@ -132,12 +134,33 @@ vport_fabric(const struct opa_vnic_vport *vp)
 	return vp->hfi->open_args.fabric;
 }
 
+bool
+opa_vnic_hfi_has_embedded_em(const struct opa_vnic_hfi *hfi)
+{
+	return hfi->open_args.em == OPA_VNIC_EM_ON && hfi_dev_is_sw(hfi->dev) &&
+	       strncmp(hfi->open_args.fabric, "shm:", 4) != 0;
+}
+
+uint32_t
+opa_vnic_em_embedded_lid(const char *fabric)
+{
+	struct opa_vnic_em_ref *r;
+	uint32_t lid = 0;
+
+	pthread_mutex_lock(&em_refs_lock);
+	TAILQ_FOREACH(r, &em_refs, next)
+		if (strcmp(r->fabric, fabric) == 0)
+			lid = opa_vnic_em_lid(r->em);
+	pthread_mutex_unlock(&em_refs_lock);
+	return lid;
+}
+
 /* Whether the PMD runs an EM for this vport: em=on on an in-process software fabric. */
 static bool
 em_embedded(const struct opa_vnic_vport *vp, const struct opa_vnic_devargs *da)
 {
-	return da->em == OPA_VNIC_EM_ON && hfi_dev_is_sw(vp->hfi->dev) &&
-	       strncmp(vport_fabric(vp), "shm:", 4) != 0;
+	/* One em= per HFI (checked at attach): the vport's is the HFI's. */
+	return da->em == OPA_VNIC_EM_ON && opa_vnic_hfi_has_embedded_em(vp->hfi);
 }
 
 /* What the default configuration (index i in vesw i + 1, i = 0..15) cannot bring up. */
@@ -191,6 +214,32 @@ opa_vnic_em_ref_get(struct opa_vnic_vport *vp, const struct opa_vnic_devargs *da
 			default_config_hints(vp);
 	}
 	pthread_mutex_unlock(&em_refs_lock);
+	/* Before the EM can send anything to this HFI: its agent honours the EM's LID. */
+	if (rc == 0)
+		opa_vnic_ctrl_embedded_em(vp->hfi, opa_vnic_em_lid(r->em));
+	return rc;
+}
+
+int
+opa_vnic_em_ref_run(struct opa_vnic_vport *vp)
+{
+	struct opa_vnic_em_ref *r = vp->em;
+	int rc = 0;
+
+	if (r == NULL)
+		return 0;
+	pthread_mutex_lock(&em_refs_lock);
+	if (!r->running) {
+		rc = vema_em_run_thread(opa_vnic_em_engine(r->em));
+		r->running = rc == 0;
+	}
+	pthread_mutex_unlock(&em_refs_lock);
+	if (rc < 0)
+		OPA_VNIC_LOG(ERR, "%s: the embedded EM cannot start its thread: %s", vp->name,
+			     strerror(-rc));
+	else
+		OPA_VNIC_LOG(DEBUG, "em[%s]: embedded EM running", r->fabric[0] ? r->fabric :
+			     "default");
 	return rc;
 }
 
@@ -210,7 +259,7 @@ opa_vnic_em_ref_put(struct opa_vnic_vport *vp)
 	pthread_mutex_unlock(&em_refs_lock);
 	if (!last)
 		return;
-	opa_vnic_em_embedded_stop(r->em);
+	opa_vnic_em_close(r->em);
 	OPA_VNIC_LOG(INFO, "em[%s]: embedded EM stopped", r->fabric[0] ? r->fabric : "default");
 	free(r);
 }

@@ -62,10 +62,15 @@ opa_vnic_vport_report_link(struct opa_vnic_vport *vp)
 		return;
 	vp->link_reported = up;
 	link_fill(&link, up);
+	/* ethdev's atomic link word: the one field a driver's event thread may write. */
 	rte_eth_linkstatus_set(vp->eth_dev, &link);
 	OPA_VNIC_LOG(INFO, "%s: link %s", vp->name, up ? "up" : "down");
-	/* An event only where the application asked for them (it may poll the link instead). */
-	if (vp->eth_dev->data->dev_conf.intr_conf.lsc)
+	/*
+	 * An event only where the application asked for them (it may poll the
+	 * link instead): intr_conf.lsc as dev_configure saw it, not dev_conf,
+	 * which the application's thread rewrites.
+	 */
+	if (__atomic_load_n(&vp->lsc, __ATOMIC_ACQUIRE))
 		rte_eth_dev_callback_process(vp->eth_dev, RTE_ETH_EVENT_INTR_LSC, NULL);
 }
 
@@ -78,6 +83,7 @@ opa_vnic_vport_report_link(struct opa_vnic_vport *vp)
 		int rc_;					\
 								\
 		pthread_mutex_lock(&vp_->hfi->lock);		\
+		opa_vnic_vport_sync(vp_);			\
 		stmt;						\
 		rc_ = opa_vnic_vport_publish(vp_);		\
 		pthread_mutex_unlock(&vp_->hfi->lock);		\
@@ -101,6 +107,13 @@ opa_vnic_dev_configure(struct rte_eth_dev *dev)
 			     conf->txmode.mq_mode);
 		return -EINVAL;
 	}
+	/* ethdev set data->mtu from rxmode.mtu (checked against max_mtu) before calling. */
+	pthread_mutex_lock(&vp->hfi->lock);
+	vp->mtu = (uint16_t)RTE_MIN((uint32_t)dev->data->mtu, opa_vnic_conf_mtu(&vp->conf));
+	opa_vnic_vport_sync(vp);
+	opa_vnic_vport_publish(vp);
+	pthread_mutex_unlock(&vp->hfi->lock);
+	__atomic_store_n(&vp->lsc, conf->intr_conf.lsc != 0, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -141,6 +154,7 @@ opa_vnic_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	if (hfi->shared.rcv == NULL && rx > 0)
 		rx--;
 	eth_mtu = opa_vnic_conf_mtu(&vp->conf);
+	opa_vnic_vport_sync(vp);
 	pthread_mutex_unlock(&hfi->lock);
 
 	info->max_rx_queues = (uint16_t)RTE_MIN(rx + own_rx, (unsigned int)OPA_VNIC_MAX_QUEUES);
@@ -211,6 +225,7 @@ opa_vnic_dev_start(struct rte_eth_dev *dev)
 		pthread_mutex_unlock(&hfi->lock);
 		return rc;
 	}
+	opa_vnic_vport_sync(vp);
 	opa_vnic_simd_apply(vp);
 	for (q = 0; q < dev->data->nb_rx_queues && rc == 0; q++)
 		rc = opa_vnic_rxq_start(vp->rxq[q]);
@@ -307,6 +322,10 @@ opa_vnic_link_update(struct rte_eth_dev *dev, int wait_to_complete)
 	struct rte_eth_link link;
 
 	RTE_SET_USED(wait_to_complete);
+	/*
+	 * No opa_vnic_vport_sync() here: ethdev's telemetry polls the link from
+	 * its own thread, which must not write the application's fields.
+	 */
 	link_fill(&link, __atomic_load_n(&vp->oper_up, __ATOMIC_ACQUIRE));
 	return rte_eth_linkstatus_set(dev, &link);
 }
@@ -365,11 +384,12 @@ opa_vnic_allmulticast_disable(struct rte_eth_dev *dev)
 static void
 vport_mac_store(struct opa_vnic_vport *vp, uint32_t index, const struct rte_ether_addr *addr)
 {
-	struct rte_ether_addr *slot = &vp->eth_dev->data->mac_addrs[index];
+	struct rte_ether_addr *slot = &vp->macs[index];
 
 	if (rte_is_same_ether_addr(slot, addr))
 		return;
 	rte_ether_addr_copy(addr, slot);
+	rte_ether_addr_copy(addr, &vp->eth_dev->data->mac_addrs[index]);
 	opa_vnic_ctrl_event(vp, index == 0 ? VEMA_EV_MAC_CHANGED : VEMA_EV_RX_MODE);
 }
 
@@ -400,6 +420,8 @@ opa_vnic_mac_addr_remove(struct rte_eth_dev *dev, uint32_t index)
 	struct opa_vnic_vport *vp = dev->data->dev_private;
 
 	pthread_mutex_lock(&vp->hfi->lock);
+	opa_vnic_vport_sync(vp);
+	memset(&vp->macs[index], 0, sizeof(vp->macs[index]));
 	memset(&dev->data->mac_addrs[index], 0, sizeof(dev->data->mac_addrs[index]));
 	opa_vnic_vport_publish(vp);
 	opa_vnic_ctrl_event(vp, VEMA_EV_RX_MODE);
@@ -440,6 +462,7 @@ opa_vnic_mtu_set(struct rte_eth_dev *dev, uint16_t mtu)
 	int rc;
 
 	pthread_mutex_lock(&vp->hfi->lock);
+	opa_vnic_vport_sync(vp);
 	eth_mtu = opa_vnic_conf_mtu(&vp->conf);
 	/* Any frame fits one mbuf (attached when the pool's are shorter): no buffer check. */
 	rc = mtu > eth_mtu ? -EINVAL : 0;
@@ -447,11 +470,12 @@ opa_vnic_mtu_set(struct rte_eth_dev *dev, uint16_t mtu)
 		OPA_VNIC_LOG(ERR, "%s: MTU %u is above the vswitch's eth_mtu %u", vp->name, mtu,
 			     eth_mtu);
 	if (rc == 0) {
-		old = dev->data->mtu;
-		dev->data->mtu = mtu;
+		old = vp->mtu;
+		vp->mtu = mtu;
+		dev->data->mtu = mtu;	/* ethdev writes it too, once this returns */
 		rc = opa_vnic_vport_publish(vp);
 		if (rc != 0)
-			dev->data->mtu = old;
+			dev->data->mtu = vp->mtu = old;
 	}
 	pthread_mutex_unlock(&vp->hfi->lock);
 	return rc;
@@ -522,10 +546,13 @@ opa_vnic_priv_dump(struct rte_eth_dev *dev, FILE *f)
 	if (cs.agent)
 		fprintf(f, "  VEMA agent: %" PRIu64 " MADs, %" PRIu64 " responses (%" PRIu64
 			" 0x000C, %" PRIu64 " 0x001C), %" PRIu64 " over the source rate, %" PRIu64
+			" refused off the full management P_Key, %" PRIu64 " refused from a LID "
+			"that is no EM, %" PRIu64
 			" traps sent (%" PRIu64 " rate-limited, %" PRIu64 " without trap LID), %"
 			PRIu64 " events\n",
 			cs.vema.rx_mads, cs.vema.responses, cs.vema.status_unsupported,
-			cs.vema.status_invalid, cs.vema.drop_rate_limited, cs.vema.traps_sent,
+			cs.vema.status_invalid, cs.vema.drop_rate_limited, cs.vema.drop_pkey,
+			cs.vema.refused_lid, cs.vema.traps_sent,
 			cs.vema.traps_rate_limited, cs.vema.traps_no_lid, cs.vema.events);
 	else
 		fprintf(f, "  em=off: %" PRIu64 " MADs ignored\n", cs.mads_ignored);
@@ -641,6 +668,8 @@ opa_vnic_probe(struct rte_vdev_device *vdev)
 		goto fail_domain;
 	}
 	memcpy(eth_dev->data->mac_addrs[0].addr_bytes, vp->conf.base_mac, 6);
+	memcpy(vp->macs[0].addr_bytes, vp->conf.base_mac, 6);
+	vp->mtu = eth_dev->data->mtu;
 	eth_dev->dev_ops = &opa_vnic_ops;
 	eth_dev->rx_pkt_burst = opa_vnic_recv_pkts;
 	eth_dev->tx_pkt_burst = opa_vnic_xmit_pkts;
@@ -649,16 +678,30 @@ opa_vnic_probe(struct rte_vdev_device *vdev)
 	pthread_mutex_lock(&vp->hfi->lock);
 	rc = opa_vnic_vport_publish(vp);
 	pthread_mutex_unlock(&vp->hfi->lock);
+	/* The embedded EM's LID reaches the agent before the EM runs, the vport before it looks. */
+	if (rc == 0)
+		rc = opa_vnic_em_ref_get(vp, &da, err, sizeof(err));
 	if (rc == 0) {
 		rc = opa_vnic_ctrl_vport_add(vp);
 		if (rc != 0)
 			snprintf(err, sizeof(err), "the VEMA agent cannot take vport %u: %s",
 				 vp->index, strerror(-rc));
 	}
-	if (rc == 0)
-		rc = opa_vnic_em_ref_get(vp, &da, err, sizeof(err));
+	if (rc == 0) {
+		rc = opa_vnic_em_ref_run(vp);
+		if (rc != 0)
+			snprintf(err, sizeof(err), "the embedded EM cannot start: %s",
+				 strerror(-rc));
+	}
+	/* What the EM had set for the index (taken as the vport joined): on this thread. */
+	if (rc == 0) {
+		pthread_mutex_lock(&vp->hfi->lock);
+		opa_vnic_vport_sync(vp);
+		pthread_mutex_unlock(&vp->hfi->lock);
+	}
 	if (rc != 0) {
 		OPA_VNIC_LOG(ERR, "%s: %s", name, err);
+		opa_vnic_em_ref_put(vp);
 		opa_vnic_hfi_detach(vp);
 		opa_vnic_vport_conf_free(vp);
 		goto fail_domain;

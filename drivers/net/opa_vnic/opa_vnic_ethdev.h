@@ -287,6 +287,18 @@ struct opa_vnic_vport {
 	bool allmulti;
 	bool vesw_conflict;			/* another vport of the HFI owns the vesw id */
 	bool app_open;				/* started and up, as VEMA was told */
+	/*
+	 * The port's addresses and MTU as the driver knows them. ethdev writes
+	 * its own copies (data->mac_addrs, data->mtu) on the application's
+	 * thread, without this lock: the control thread never touches those.
+	 * What the EM changes lands here, and reaches ethdev's copies inside
+	 * the application's next call into the driver (opa_vnic_vport_sync():
+	 * device info, configure, start, MAC/MTU/link/receive-mode ops).
+	 */
+	struct rte_ether_addr macs[OPA_VNIC_MAX_UC_MACS];
+	uint16_t mtu;				/* the application's MTU, clamped to eth_mtu */
+	bool mac_pending;			/* the EM set macs[0]; ethdev's not yet */
+	bool lsc;				/* atomic: intr_conf.lsc as last configured */
 	/* queues: under hfi->lock */
 	struct opa_vnic_rxq *rxq[OPA_VNIC_MAX_QUEUES];
 	struct opa_vnic_txq *txq[OPA_VNIC_MAX_QUEUES];
@@ -410,6 +422,8 @@ struct opa_vnic_ctrl_stats {
 };
 
 void opa_vnic_ctrl_stats(struct opa_vnic_hfi *hfi, struct opa_vnic_ctrl_stats *st);
+/* The embedded EM of the HFI's fabric has this LID: its requests are honoured. Any thread. */
+void opa_vnic_ctrl_embedded_em(struct opa_vnic_hfi *hfi, uint32_t lid);
 
 /* ---- opa_vnic_embedded_em.c ---- */
 
@@ -420,8 +434,18 @@ void opa_vnic_ctrl_stats(struct opa_vnic_hfi *hfi, struct opa_vnic_ctrl_stats *s
  */
 int opa_vnic_em_ref_get(struct opa_vnic_vport *vp, const struct opa_vnic_devargs *da,
 			char *err, size_t errlen);
+/*
+ * Start the EM the reference holds, once (after the vport joined the agent,
+ * whose allowlist opa_vnic_em_ref_get() already gave the EM's LID). 0 or a
+ * negative errno.
+ */
+int opa_vnic_em_ref_run(struct opa_vnic_vport *vp);
 /* Drop it; the last reference stops the EM. */
 void opa_vnic_em_ref_put(struct opa_vnic_vport *vp);
+/* Whether the PMD runs an EM on the HFI's fabric (em=on, an in-process software fabric). */
+bool opa_vnic_hfi_has_embedded_em(const struct opa_vnic_hfi *hfi);
+/* The LID of the embedded EM of an in-process fabric, 0 when none is open. */
+uint32_t opa_vnic_em_embedded_lid(const char *fabric);
 /* Re-read the embedded EM's configuration file: 0, -ENOENT (no embedded EM), -EINVAL. */
 int opa_vnic_em_ref_reload(struct opa_vnic_vport *vp);
 
@@ -431,6 +455,11 @@ void opa_vnic_conf_from_devargs(const struct opa_vnic_hfi *hfi, const struct opa
 				struct opa_vnic_vport_conf *conf);
 /* Build and publish a new snapshot (lock held); -ENOMEM keeps the old one. */
 int opa_vnic_vport_publish(struct opa_vnic_vport *vp);
+/*
+ * Bring ethdev's copies of the MAC address and MTU up to what the EM set
+ * (lock held). Only from the ethdev ops, on the application's thread.
+ */
+void opa_vnic_vport_sync(struct opa_vnic_vport *vp);
 /*
  * The SM gave the port a new LID (control thread, no HFI lock held):
  * hfi->lid follows, and so does every vport whose encapsulation SLID was

@@ -319,6 +319,32 @@ fail:
 	return NULL;
 }
 
+/* em_lids as given, for messages: any, or the list. */
+static const char *
+em_lids_str(const struct opa_vnic_devargs *da, char *buf, size_t len)
+{
+	size_t off = 0;
+	unsigned int i;
+
+	if (da->em_lids_any)
+		return "any";
+	if (da->n_em_lids == 0)
+		return "<default>";
+	for (i = 0; i < da->n_em_lids && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s0x%x", i ? "," : "[",
+					da->em_lids[i]);
+	if (off < len)
+		snprintf(buf + off, len - off, "]");
+	return buf;
+}
+
+static bool
+em_lids_differ(const struct opa_vnic_devargs *a, const struct opa_vnic_devargs *b)
+{
+	return a->em_lids_any != b->em_lids_any || a->n_em_lids != b->n_em_lids ||
+	       memcmp(a->em_lids, b->em_lids, a->n_em_lids * sizeof(a->em_lids[0])) != 0;
+}
+
 static const char *
 em_name(enum opa_vnic_em_mode m)
 {
@@ -331,6 +357,7 @@ check_hfi_args(const struct opa_vnic_hfi *hfi, const struct opa_vnic_devargs *da
 	       size_t errlen)
 {
 	const struct opa_vnic_devargs *o = &hfi->open_args;
+	char l1[96], l2[96];
 
 	if ((da->given & OPA_VNIC_DA_FABRIC) && strcmp(da->fabric, o->fabric) != 0)
 		snprintf(err, errlen, "fabric=%s conflicts with fabric=%s of hfi=%s (opened by %s)",
@@ -366,6 +393,10 @@ check_hfi_args(const struct opa_vnic_hfi *hfi, const struct opa_vnic_devargs *da
 	else if ((da->given & OPA_VNIC_DA_MAD_RATE) && da->mad_rate != o->mad_rate)
 		snprintf(err, errlen, "mad_rate=%u conflicts with mad_rate=%u of hfi=%s (opened by "
 			 "%s)", da->mad_rate, o->mad_rate, hfi->name, hfi->opened_by);
+	else if ((da->given & OPA_VNIC_DA_EM_LIDS) && em_lids_differ(da, o))
+		snprintf(err, errlen, "em_lids=%s conflicts with em_lids=%s of hfi=%s (opened by "
+			 "%s): one agent serves the HFI's vports", em_lids_str(da, l1, sizeof(l1)),
+			 em_lids_str(o, l2, sizeof(l2)), hfi->name, hfi->opened_by);
 	else if (da->em != o->em)
 		/* One agent per HFI port serves all of its vports, or none does. */
 		snprintf(err, errlen, "em=%s conflicts with em=%s of hfi=%s (opened by %s)",

@@ -51,6 +51,7 @@ mt_recv(void *priv, struct vema_mad_addr *from, void *buf, size_t *len)
 	from->qkey = a.qkey;
 	from->sl = a.sl;
 	from->pkey_index = a.pkey_index;
+	from->pkey = a.pkey;
 	return 0;
 }
 

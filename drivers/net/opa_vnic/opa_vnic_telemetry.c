@@ -91,6 +91,8 @@ hfi_info_add(struct opa_vnic_hfi *hfi, void *arg)
 		rte_tel_data_add_dict_uint(h, "vema_mads", cs.vema.rx_mads);
 		rte_tel_data_add_dict_uint(h, "vema_responses", cs.vema.responses);
 		rte_tel_data_add_dict_uint(h, "vema_rate_limited", cs.vema.drop_rate_limited);
+		rte_tel_data_add_dict_uint(h, "vema_refused_pkey", cs.vema.drop_pkey);
+		rte_tel_data_add_dict_uint(h, "vema_refused_lid", cs.vema.refused_lid);
 		rte_tel_data_add_dict_uint(h, "vema_traps_sent", cs.vema.traps_sent);
 		rte_tel_data_add_dict_uint(h, "vema_traps_dropped",
 					  cs.vema.traps_rate_limited + cs.vema.traps_no_lid +
@@ -180,7 +182,7 @@ vport_add(struct opa_vnic_hfi *hfi, void *arg)
 	rte_tel_data_add_dict_int(d, "config_state", vp->conf.config_state);
 	rte_tel_data_add_dict_int(d, "oper_state", vp->oper_up ? OPA_VNIC_STATE_FORWARDING :
 				  OPA_VNIC_STATE_DROP_ALL);
-	rte_ether_format_addr(mac, sizeof(mac), &vp->eth_dev->data->mac_addrs[0]);
+	rte_ether_format_addr(mac, sizeof(mac), &vp->macs[0]);
 	rte_tel_data_add_dict_string(d, "mac", mac);
 	opa_vnic_counters_raw(vp, &c);
 	pthread_mutex_unlock(&hfi->lock);

@@ -59,8 +59,11 @@ hfi_fabric_config_init(struct hfi_fabric_config *cfg, bool shm)
 	cfg->mad_cells = 64;
 	cfg->hoq_life_ms = 1000;
 	cfg->npkeys = 2;
-	cfg->pkeys[0] = 0xffff;
-	cfg->pkeys[1] = 0x8001;
+	cfg->pkeys[0] = 0x8001;
+	cfg->pkeys[1] = 0x7fff;
+	cfg->mgmt_npkeys = 2;
+	cfg->mgmt_pkeys[0] = 0xffff;
+	cfg->mgmt_pkeys[1] = 0x8001;
 }
 
 static bool
@@ -95,6 +98,9 @@ check_config(const struct hfi_fabric_config *cfg)
 	if (cfg->npkeys == 0 || cfg->npkeys > HFI_PKEY_TABLE_SIZE)
 		return hfi_set_error(-EINVAL, "fabric npkeys %u out of range 1..%u",
 				     cfg->npkeys, HFI_PKEY_TABLE_SIZE);
+	if (cfg->mgmt_npkeys == 0 || cfg->mgmt_npkeys > HFI_PKEY_TABLE_SIZE)
+		return hfi_set_error(-EINVAL, "fabric mgmt_npkeys %u out of range 1..%u",
+				     cfg->mgmt_npkeys, HFI_PKEY_TABLE_SIZE);
 	return 0;
 }
 
@@ -1040,8 +1046,10 @@ fab_port_attach(struct hfi_fabric *fab, const char *name, enum hfi_role role, ui
 	port->guid = FAB_GUID_BASE | lid;
 	port->lid_by_driver = 0;
 	snprintf(port->name, sizeof(port->name), "%s", name);
-	port->npkeys = h->cfg.npkeys;
-	memcpy(port->pkeys, h->cfg.pkeys, sizeof(port->pkeys));
+	/* Hosts are limited members of management, the EM's ports full ones. */
+	port->npkeys = role == HFI_ROLE_MGMT ? h->cfg.mgmt_npkeys : h->cfg.npkeys;
+	memcpy(port->pkeys, role == HFI_ROLE_MGMT ? h->cfg.mgmt_pkeys : h->cfg.pkeys,
+	       sizeof(port->pkeys));
 	for (i = 0; i < FAB_NCOUNTERS; i++)
 		atomic_store(&port->ctr[i], 0);
 	atomic_store(&port->drain_lock, 0);
@@ -1370,9 +1378,13 @@ fab_mad_to_ring(struct hfi_fabric *fab, int slot, const struct hfi_capture_mad *
 
 	if (atomic_load(&dst->link) != HFI_LINK_UP ||
 	    !fab_may_receive(fab, slot, a->dest_qpn == HFI_QP0) ||
-	    pkey_index_of(dst, a->pkey) < 0 ||
 	    (a->dest_qpn == HFI_QP1 && a->qkey != HFI_GSI_QKEY)) {
 		fab_count(dst, FAB_CTR(mad_drops), 1);
+		return;
+	}
+	if (pkey_index_of(dst, a->pkey) < 0) {
+		fab_count(dst, FAB_CTR(mad_drops), 1);
+		fab_count(dst, FAB_CTR(mad_pkey_drops), 1);
 		return;
 	}
 	c = ring_claim(&dst->mad, port_mad_cells(fab, slot), fab->hdr->cfg.mad_cells,
@@ -1572,6 +1584,7 @@ fab_pop_mad(struct hfi_fabric *fab, int slot, struct hfi_mad_addr *from, void *b
 	from->qkey = c->qkey;
 	from->sl = c->sl;
 	from->pkey_index = (uint16_t)(idx < 0 ? 0 : idx);
+	from->pkey = c->pkey;
 	ring_pop(&port->mad, c, pos, fab->hdr->cfg.mad_cells);
 	fab_count(port, FAB_CTR(rx_mads), 1);
 	return 0;

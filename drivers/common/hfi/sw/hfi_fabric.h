@@ -34,8 +34,18 @@ struct hfi_fabric_config {
 	unsigned int data_cells;	/* inbound packet slots per port: power of two, 16..4096 */
 	unsigned int mad_cells;		/* inbound MAD slots per port: power of two, 4..1024 */
 	unsigned int hoq_life_ms;	/* a back-pressured packet is dropped after this long */
-	unsigned int npkeys;		/* PKEY table given to new ports */
+	/*
+	 * The memberships a fabric without a subnet manager gives its ports
+	 * (under one, the SM's: hfi1's power-on table until it writes them).
+	 * Host ports: the default data partition and limited management
+	 * (0x7fff), as hfi1 powers a port on and as an SM leaves a host, so
+	 * that hosts cannot manage one another; management ports (the EM's):
+	 * full management (0xffff) and the data partition.
+	 */
+	unsigned int npkeys;		/* PKEY table given to new host ports */
 	uint16_t pkeys[HFI_PKEY_TABLE_SIZE];
+	unsigned int mgmt_npkeys;	/* PKEY table given to new management ports */
+	uint16_t mgmt_pkeys[HFI_PKEY_TABLE_SIZE];
 	/*
 	 * false (default): no subnet manager; the fabric plays the fixed
 	 * configuration one would set up, so a host port goes Active as soon as
@@ -119,6 +129,9 @@ struct hfi_port_counters {
 	uint64_t tx_mads;
 	uint64_t rx_mads;
 	uint64_t mad_drops;		/* MADs dropped at this port (PKEY, full, link) */
+	uint64_t mad_pkey_drops;	/* of mad_drops: a P_Key the port's table refuses
+					 * (hfi1's receive constraint error; two limited
+					 * members of a partition, say) */
 	uint64_t drops[HFI_DROP_REASONS];
 };
 
