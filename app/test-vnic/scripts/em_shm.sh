@@ -22,7 +22,9 @@ fail=0
 # wait_for FILE TEXT [COUNT]: until FILE has COUNT (default 1) lines with TEXT, ~20 s at most
 wait_for() {
 	i=0
-	while [ "$(grep -c -- "$2" "$1")" -lt "${3:-1}" ]; do
+	# A file not yet created counts 0 lines (grep's empty output would end the loop).
+	while [ "$(grep -c -- "$2" "$1" 2>/dev/null || true)" -lt "${3:-1}" ] 2>/dev/null ||
+	      [ ! -e "$1" ]; do
 		i=$((i + 1))
 		if [ $i -gt 400 ]; then
 			echo "FAIL: waiting for '$2' in $1"; cat "$1"; fail=1; return 1
@@ -34,6 +36,14 @@ wait_for() {
 "$TEST_VNIC" vema-hosts --fabric "$fabric" --hosts 3 > "$tmp/hosts" 2>&1 &
 hosts_pid=$!
 wait_for "$tmp/hosts" "^ready" || exit 1
+# The EM discovers what the fabric's port table lists: the three hosts' ports.
+"$TEST_VNIC" fabric show "$fabric" > "$tmp/ports" 2>&1
+i=0
+while [ "$(grep -c 'role host' "$tmp/ports")" -lt 3 ] && [ $i -lt 400 ]; do
+	sleep 0.05
+	i=$((i + 1))
+	"$TEST_VNIC" fabric show "$fabric" > "$tmp/ports" 2>&1
+done
 
 # One EM run: every vport configured.
 "$TEST_VNIC" em --fabric "$fabric" --lid 0x50 --once > "$tmp/em1" 2>&1

@@ -80,7 +80,7 @@ if [ "$MODE" = huge ]; then
 		hp_mounted=$mnt
 	fi
 	used0=$(($(meminfo HugePages_Total) - $(meminfo HugePages_Free)))
-	ovs_start "--no-pci" other_config:dpdk-socket-mem=$HUGE_MB \
+	ovs_start "--no-pci --iova-mode=va" other_config:dpdk-socket-mem=$HUGE_MB \
 		other_config:dpdk-hugepage-dir="$mnt"
 	eal=$(grep -m1 'EAL ARGS:' "$LOG")
 	for a in "--socket-mem $HUGE_MB" "--huge-dir $mnt" --in-memory; do
