@@ -779,6 +779,17 @@ dr_send_step(uint8_t *mad, size_t len, bool *local)
 		return -EINVAL;
 	ptr = smp.hdr.hop_ptr;
 	cnt = smp.hdr.hop_cnt;
+	/*
+	 * handle_outgoing_dr_smp() takes the step only when the directed part
+	 * starts here (DrSLID, or DrDLID coming back, permissive): an SMP with
+	 * a LID-routed part first leaves as it is, to the LID it is sent to,
+	 * where the directed part begins (a switch's C14-9:1).
+	 */
+	if ((smp.hdr.status & HFI_SMP_STATUS_DIRECTION ? smp.route.dr_dlid : smp.route.dr_slid) !=
+	    HFI_SMP_LID_PERMISSIVE) {
+		*local = !(smp.hdr.status & HFI_SMP_STATUS_DIRECTION) ? ptr == cnt + 1 : ptr == 0;
+		return 0;
+	}
 	if (!(smp.hdr.status & HFI_SMP_STATUS_DIRECTION)) {
 		if (cnt != 0 && ptr == 0) {			/* C14-9:1 */
 			smp.hdr.hop_ptr = 1;
@@ -1289,7 +1300,16 @@ register_atfork(void)
 static int
 attach_locked(void)
 {
-	static const uint16_t pkeys[] = { HFI_SMA_FULL_MGMT_PKEY, HFI_SMA_LIM_MGMT_PKEY };
+	/*
+	 * Under an SM: hfi1's power-on table (hfi1_init_pportdata); the link
+	 * coming up to a switch that allows management adds the full management
+	 * P_Key at index 2 (the SMA's link up, as hfi1's handle_verify_cap).
+	 * Without one, nobody would ever write the table: the port holds what an
+	 * SM gives a management node, full management first.
+	 */
+	static const uint16_t sm_pkeys[] = { 0x8001, HFI_SMA_LIM_MGMT_PKEY };
+	static const uint16_t no_sm_pkeys[] = { HFI_SMA_FULL_MGMT_PKEY, HFI_SMA_LIM_MGMT_PKEY };
+	const uint16_t *pkeys;
 	static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 	const char *fabric = getenv(UMAD_SHIM_ENV_FABRIC);
 	struct hfi_fabric_config fc;
@@ -1319,7 +1339,8 @@ attach_locked(void)
 	}
 	hfi_fabric_get_config(hfi_dev_fabric(shim.dev), &fc);
 	shim.sm_managed = fc.sm_managed;
-	/* hfi1's management partitions, as umad_get_port() lists them for opamgt's check */
+	pkeys = shim.sm_managed ? sm_pkeys : no_sm_pkeys;
+	/* as umad_get_port() lists them: opamgt looks for 0x7fff */
 	hfi_fabric_set_pkeys(hfi_dev_fabric(shim.dev), hfi_dev_lid(shim.dev), pkeys, 2);
 	/* The fabric's GUID of the port: what its switch reports as the neighbour's. */
 	if (guid == 0)

@@ -331,9 +331,32 @@ note_down_reasons(struct hfi_sma *sma, uint8_t local, uint8_t neigh)
 }
 
 /* The link went down: what hfi1's link-down handling leaves in the port. */
+/*
+ * hfi1's management P_Key at index 2 (STL_DEFAULT_FM_PKEY_IDX): added when
+ * the link comes up to a neighbour that allows management from this port
+ * (handle_verify_cap, add_full_mgmt_pkey), cleared when it goes down
+ * (handle_link_down, clear_full_mgmt_pkey). The chip hears of it as of a
+ * P_KeyTable Set; if it refuses, the SMA's table stays as the chip's.
+ */
+#define FULL_MGMT_PKEY_IDX	2
+
+static void
+full_mgmt_pkey(struct hfi_sma *sma, uint16_t pkey)
+{
+	uint16_t pkeys[HFI_SMA_NUM_PKEYS];
+
+	if (sma->pkeys[FULL_MGMT_PKEY_IDX] == pkey)
+		return;
+	memcpy(pkeys, sma->pkeys, sizeof(pkeys));
+	pkeys[FULL_MGMT_PKEY_IDX] = pkey;
+	if (sma->ops.set_pkeys == NULL || sma->ops.set_pkeys(sma->ctx, pkeys) == 0)
+		memcpy(sma->pkeys, pkeys, sizeof(pkeys));
+}
+
 static void
 port_went_down(struct hfi_sma *sma, uint8_t phys)
 {
+	full_mgmt_pkey(sma, 0);
 	sma->lstate = HFI_SMP_PORT_DOWN;
 	sma->pstate = phys;
 	sma->sm_config_started = false;
@@ -1379,6 +1402,8 @@ hfi_sma_link_up(struct hfi_sma *sma, const struct hfi_sma_link_info *info)
 {
 	if (info != NULL)
 		sma->link = *info;
+	if (sma->link.mgmt_allowed)
+		full_mgmt_pkey(sma, HFI_SMA_FULL_MGMT_PKEY);
 	sma->lstate = HFI_SMP_PORT_INIT;
 	sma->pstate = HFI_SMP_PHYS_LINKUP;
 	sma->sm_config_started = false;
