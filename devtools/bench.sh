@@ -15,7 +15,8 @@
 #                side by side, these two show where rx_copy_max's default belongs
 # for each frame size, in rounds (every case once per round) so that drift
 # hits all cases alike; the median of the rounds, with ratios against net_null
-# and net_af_packet. Then dpdk-test-vnic perf (the building blocks).
+# and net_af_packet. Then dpdk-test-vnic perf --pmd (the building blocks, and
+# the PMD's bursts without the device model beside net_null's).
 # Nothing here asserts a number: see doc/performance.md for what they mean.
 set -eu
 
@@ -44,7 +45,7 @@ usage: devtools/bench.sh [options]
   --cases "C ..."  among: $all_cases [$cases]
   --inflight N     bursts of 32 each port injects (start tx_first N), 1..32 [$inflight]
   --quick          1 round, 0.5 s warm-up, 1 s runs, perf --quick (a trial, not a result)
-  --no-micro       skip dpdk-test-vnic perf
+  --no-micro       skip dpdk-test-vnic perf --pmd
   --profile        1 round under perf record: where the cycles go, by component and
                    by function, per case (the numbers are perturbed: no table)
   --dry-run        print the machine and the planned runs, run nothing
@@ -192,7 +193,7 @@ case " $cases " in
 		"deleted at the end" ;;
 esac
 [ $profile = 0 ] || echo "profile: perf record -F 999 -p <testpmd> during the measured window"
-[ $micro = 0 ] || echo "micro-benchmarks: $test_vnic perf$([ $quick = 0 ] || echo ' --quick')"
+[ $micro = 0 ] || echo "micro-benchmarks: $test_vnic perf --pmd$([ $quick = 0 ] || echo ' --quick')"
 [ $dry = 0 ] || exit 0
 
 # ---- running ----
@@ -429,5 +430,5 @@ awk -v sizes="$sizes" -v cases="$cases" -v labels="$labels" '
 
 if [ $micro = 1 ]; then
 	echo
-	"$test_vnic" perf $([ $quick = 0 ] || echo --quick)
+	"$test_vnic" perf --pmd $([ $quick = 0 ] || echo --quick)
 fi

@@ -164,3 +164,58 @@ opa_setup() {
 		{ tail -n 60 "$build/ninja.log"; opa_die "build failed"; }
 	grep -E 'warning:' "$build/ninja.log" >&2 || true
 }
+
+# ---- a second DPDK: an upstream 24.11 tree (Debian 13's DPDK) ----
+#
+# OPA_VNIC_DPDK_SRC names an upstream DPDK 24.11 source tree (Debian 13's source
+# package is not served to these machines). It is built once with the options of
+# Debian's package that matter here (shared libraries, the driver SDK) into a cache
+# outside the checkout, OPA_VNIC_DPDK_CACHE (default ~/.cache/dpdk-opa-vnic), and
+# the project is built against it in build-dpdk<version>/.
+
+# Print the install prefix of the DPDK built from $OPA_VNIC_DPDK_SRC (building it
+# the first time), or nothing when no tree is given.
+opa_dpdk_alt() {
+	local src=${OPA_VNIC_DPDK_SRC:-} ver prefix bld
+	[ -n "$src" ] || return 0
+	[ -f "$src/VERSION" ] && [ -f "$src/meson.build" ] ||
+		opa_die "OPA_VNIC_DPDK_SRC=$src is not a DPDK source tree (no VERSION, meson.build)"
+	ver=$(cat "$src/VERSION")
+	case "$ver" in
+	24.11*) ;;
+	*) opa_die "OPA_VNIC_DPDK_SRC=$src holds DPDK $ver; expected a 24.11 release" ;;
+	esac
+	prefix=${OPA_VNIC_DPDK_CACHE:-$HOME/.cache/dpdk-opa-vnic}/dpdk-$ver
+	if [ ! -f "$prefix/.built" ]; then
+		# pmdinfogen needs pyelftools in the python3 meson runs.
+		dpkg-query -W -f='${Status}' python3-pyelftools 2>/dev/null | grep -q "ok installed" ||
+			{ opa_apt_update_once; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+				--no-install-recommends python3-pyelftools >/dev/null ||
+				opa_die "cannot install python3-pyelftools"; }
+		bld=$prefix.build
+		rm -rf "$bld" "$prefix"
+		mkdir -p "$(dirname "$prefix")"
+		opa_log "building DPDK $ver from $src into $prefix (a few minutes, once)"
+		(export PATH=/usr/bin:$PATH
+		 meson setup "$bld" "$src" --prefix="$prefix" -Ddefault_library=shared \
+			-Dplatform=generic -Denable_driver_sdk=true -Dtests=false -Denable_docs=false \
+			-Denable_kmods=false \
+			-Denable_drivers=bus/vdev,bus/pci,mempool/ring,net/null,net/af_packet,net/ring \
+			-Denable_libs=bpf,pcapng,pdump,security,cryptodev,eventdev,timer,dmadev,metrics \
+			-Denable_apps=test-pmd,proc-info,dumpcap,pdump &&
+		 ninja -C "$bld" && meson install -C "$bld" --quiet) >"$prefix.log" 2>&1 ||
+			{ tail -n 20 "$prefix.log" >&2; opa_die "building DPDK $ver failed ($prefix.log)"; }
+		rm -rf "$bld"
+		touch "$prefix/.built"
+	fi
+	echo "$prefix"
+}
+
+# The environment that makes meson, the build and the tests use that DPDK.
+opa_dpdk_alt_env() {
+	local prefix=$1 arch
+	arch=$(gcc -print-multiarch)
+	export PKG_CONFIG_PATH=$prefix/lib/$arch/pkgconfig
+	export LD_LIBRARY_PATH=$prefix/lib/$arch
+	export PATH=$prefix/bin:$PATH
+}

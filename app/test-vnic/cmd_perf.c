@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,8 @@
 #include "hfi_icrc.h"
 #include "opa_vnic_encap.h"
 #include "opa_vnic_flow.h"
+#include "opa_vnic_vec.h"
+#include "perf_pmd.h"
 #include "test_vnic.h"
 #include "test_vnic_cmds.h"
 
@@ -51,9 +54,13 @@ uint32_t hfi_crc32_update_portable(uint32_t state, const void *buf, size_t len);
 
 static const char perf_usage[] =
 "usage: dpdk-test-vnic perf [--quick] [--runs N] [--run-ms MS] [--sizes L1,L2,...]\n"
+"                           [--pmd [--simd-bitwidth 64|128|256|512]]\n"
 "  Cycles per packet of the datapath building blocks, next to a memcpy of the\n"
 "  frame: transmit decision + header write, receive validation, the ICRC\n"
 "  (selected and portable implementations), one software-HFI round trip.\n"
+"  --pmd       then the PMD's receive and transmit bursts without the device\n"
+"              model, next to net_null's (starts EAL with --no-huge)\n"
+"  --simd-bitwidth  EAL's --force-max-simd-bitwidth for --pmd [EAL's default]\n"
 "  --quick     3 runs of 1 ms (a format check, not a measurement)\n"
 "  --runs N    runs per operation, the median is printed (1..101) [9]\n"
 "  --run-ms MS length of one run in milliseconds (1..10000) [20]\n"
@@ -245,6 +252,117 @@ static const struct perf_op perf_ops[] = {
 	{ "icrc_portable", icrc_portable_run, 0, 1 },
 	{ "sw_hfi_roundtrip", sw_hfi_run, PERF_HFI_MAX_FRAME, PERF_BATCH },
 };
+
+static int cmp_u64(const void *a, const void *b);
+static void frame_fill(uint8_t *f, uint32_t len);
+
+/* ---- burst steps per SIMD level ---- */
+
+#define LEVEL_BURST	32
+#define LEVEL_STRIDE	2176	/* destinations as far apart as mbufs' headrooms */
+
+struct level_data {
+	struct opa_vnic_tx_decision d[LEVEL_BURST];
+	uint8_t *dst[LEVEL_BURST];
+	uint64_t rhf[LEVEL_BURST];
+	const uint8_t *hdr[LEVEL_BURST];
+	uint8_t tail[LEVEL_BURST];
+	struct opa_vnic_rx_meta meta[LEVEL_BURST];
+	uint8_t *mem;
+};
+
+/* n bursts of one step at one level; thread CPU ns. */
+static uint64_t
+level_run(const struct opa_vnic_simd_info *l, bool rx, struct level_data *ld,
+	  const struct opa_vnic_tx_ctx *tx, uint64_t n)
+{
+	uint64_t t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID), i;
+
+	for (i = 0; i < n; i++) {
+		if (rx)
+			l->rx_parse(ld->rhf, ld->hdr, ld->tail, LEVEL_BURST, ld->meta);
+		else
+			l->hdr_build(tx, ld->d, ld->dst, LEVEL_BURST, 0);
+		PERF_BARRIER(ld->mem);
+	}
+	return clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+}
+
+/* 32 decisions of frames of 60..1514 bytes, their packets as received. */
+static int
+level_data_init(struct level_data *ld, struct perf_data *d)
+{
+	unsigned int i;
+
+	ld->mem = aligned_alloc(64, (size_t)LEVEL_BURST * LEVEL_STRIDE);
+	if (ld->mem == NULL)
+		return -ENOMEM;
+	for (i = 0; i < LEVEL_BURST; i++) {
+		uint32_t len = 60 + (i * 47) % (d->tx.max_frame_len - 59);
+		struct opa_vnic_layout l;
+		uint8_t *p = ld->mem + (size_t)i * LEVEL_STRIDE + 128;
+
+		frame_fill(d->frame, len);
+		if (opa_vnic_tx_decide(&d->tx, NULL, d->frame, len, len,
+				       opa_vnic_flow_hash(d->frame, len) + i, &ld->d[i]) != OPA_VNIC_OK)
+			return -EINVAL;
+		ld->dst[i] = p - OPA_VNIC_TX_HDR_ROOM;
+		opa_vnic_layout_fit(len, &l);
+		opa_vnic_tx_hdr_write(&d->tx, &ld->d[i], p);
+		memcpy(p + OPA_VNIC_HDR_LEN, d->frame, len);
+		opa_vnic_trailer_fill(p + OPA_VNIC_HDR_LEN + len, l.pad);
+		ld->hdr[i] = p;
+		ld->tail[i] = p[l.pkt_len - 1];
+		ld->rhf[i] = (uint64_t)(l.pkt_len / 4) | (uint64_t)RHF_RCV_TYPE_BYPASS << 12 |
+			     RHF_USE_EGR_BFR | (uint64_t)(1 + i % 13) << RHF_SEQ_SHIFT;
+	}
+	return 0;
+}
+
+/* The header builder and the receive parse at every level this CPU runs, beside scalar. */
+static int
+perf_levels(struct perf_data *d, unsigned int runs, uint64_t run_ns, double ghz)
+{
+	static const char *const steps[2] = { "hdr_build", "rx_parse" };
+	struct level_data ld;
+	double ref = 0;
+	unsigned int s, lv, r;
+	int rc = 0;
+
+	memset(&ld, 0, sizeof(ld));
+	if (level_data_init(&ld, d) != 0) {
+		fprintf(stderr, "perf: the SIMD level data could not be prepared\n");
+		free(ld.mem);
+		return -1;
+	}
+	printf("\nburst steps per SIMD level (%u packets per call, hot caches): cycles per packet, "
+	       "x scalar = scalar's time / this level's\n", LEVEL_BURST);
+	printf("%-18s %-8s %10s %9s %9s %7s %12s\n", "step", "level", "cycles", "ns", "x scalar",
+	       "spread", "bursts");
+	for (s = 0; s < 2; s++) {
+		for (lv = 0; lv < OPA_VNIC_SIMD_NUM; lv++) {
+			const struct opa_vnic_simd_info *l = opa_vnic_simd_get(lv);
+			uint64_t n = 16, t[101];
+			double ns;
+
+			if (l == NULL || !opa_vnic_simd_cpu_has(lv))
+				continue;
+			while (level_run(l, s, &ld, &d->tx, n) < run_ns && n < (UINT64_C(1) << 40))
+				n *= 2;
+			for (r = 0; r < runs; r++)
+				t[r] = level_run(l, s, &ld, &d->tx, n);
+			qsort(t, runs, sizeof(t[0]), cmp_u64);
+			ns = (double)t[runs / 2] / (double)(n * LEVEL_BURST);
+			if (lv == OPA_VNIC_SIMD_SCALAR)
+				ref = ns;
+			printf("%-18s %-8s %10.1f %9.2f %9.2f %6.0f%% %12" PRIu64 "\n", steps[s],
+			       l->name, ns * ghz, ns, ref / ns,
+			       100.0 * (double)(t[runs - 1] - t[0]) / (double)t[runs / 2], n);
+		}
+	}
+	free(ld.mem);
+	return rc;
+}
 
 /* ---- set-up ---- */
 
@@ -501,12 +619,16 @@ cmd_perf(int argc, char **argv)
 		{ "runs", required_argument, NULL, 'r' },
 		{ "run-ms", required_argument, NULL, 'm' },
 		{ "sizes", required_argument, NULL, 's' },
+		{ "pmd", no_argument, NULL, 'p' },
+		{ "simd-bitwidth", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint32_t sizes[PERF_MAX_SIZES] = { 64, 1518, 9000 };
 	unsigned int nsizes = 3, runs = PERF_RUNS, run_ms = PERF_RUN_MS, i, max = 0;
 	struct perf_data d;
+	bool pmd = false;
+	unsigned int simd_bits = 0;
 	double ghz;
 	int c, rc = 0;
 
@@ -527,6 +649,16 @@ cmd_perf(int argc, char **argv)
 		case 's':
 			if (parse_sizes(optarg, sizes, &nsizes) != 0)
 				return 2;
+			break;
+		case 'p':
+			pmd = true;
+			break;
+		case 'w':
+			if (parse_num("--simd-bitwidth", optarg, 64, 512, &simd_bits) != 0 ||
+			    (simd_bits & (simd_bits - 1)) != 0) {
+				fprintf(stderr, "perf: --simd-bitwidth: 64, 128, 256 or 512\n");
+				return 2;
+			}
 			break;
 		case 'h':
 			fputs(perf_usage, stdout);
@@ -574,7 +706,12 @@ cmd_perf(int argc, char **argv)
 	for (i = 0; i < nsizes && rc == 0; i++)
 		if (perf_size(&d, sizes[i], runs, (uint64_t)run_ms * 1000000u, ghz) != 0)
 			rc = 1;
+	if (rc == 0 && perf_levels(&d, runs, (uint64_t)run_ms * 1000000u, ghz) != 0)
+		rc = 1;
 	sw_hfi_close(&d);
+	if (rc == 0 && pmd && perf_pmd_run(sizes, nsizes, runs, run_ms, simd_bits,
+				  OPA_VNIC_NULL_PMD) != 0)
+		rc = 1;
 out:
 	free(d.frame);
 	free(d.pkt);

@@ -221,7 +221,8 @@ pt_rx(const uint16_t *ports, unsigned int nports, pt_rx_cb cb, void *arg, unsign
 			struct rte_eth_dev_info info;
 			uint16_t q, n;
 
-			rte_eth_dev_info_get(ports[i], &info);
+			if (rte_eth_dev_info_get(ports[i], &info) != 0)
+				continue;
 			for (q = 0; q < info.nb_rx_queues; q++) {
 				n = rte_eth_rx_burst(ports[i], q, m, 32);
 				for (j = 0; j < n; j++) {
@@ -293,7 +294,8 @@ pt_lsc_cb(uint16_t port, enum rte_eth_event_type type, void *arg, void *ret)
 	RTE_SET_USED(ret);
 	assert_int_equal(type, RTE_ETH_EVENT_INTR_LSC);
 	/* Callbacks may call back into the driver: no driver lock is held. */
-	rte_eth_link_get_nowait(port, &link);
+	if (rte_eth_link_get_nowait(port, &link) != 0)
+		return 0;
 	__atomic_store_n(&l->last, link.link_status, __ATOMIC_RELEASE);
 	if (link.link_status == RTE_ETH_LINK_DOWN)
 		__atomic_fetch_add(&l->downs, 1, __ATOMIC_RELEASE);

@@ -33,6 +33,7 @@
 #include <rte_mbuf.h>
 
 #include "eal_env.h"
+#include "vnic_la_mac.h"
 
 #define MAX_PORTS	4
 #define BURST		8
@@ -80,24 +81,13 @@ on_lsc(uint16_t port_id, enum rte_eth_event_type type, void *arg, void *ret)
 
 	RTE_SET_USED(type);
 	RTE_SET_USED(ret);
-	rte_eth_link_get_nowait(port_id, &link);
+	if (rte_eth_link_get_nowait(port_id, &link) != 0)
+		return 0;
 	__atomic_store_n(&p->up, link.link_status == RTE_ETH_LINK_UP, __ATOMIC_RELEASE);
 	__atomic_fetch_add(link.link_status ? &p->ups : &p->downs, 1, __ATOMIC_RELEASE);
 	printf("port %u: link %s\n", (unsigned int)(p - ports), link.link_status ? "up" : "down");
 	fflush(stdout);
 	return 0;
-}
-
-/* The locally administered MAC of a vport of vesw_id on the HFI with LID lid. */
-static void
-la_mac(uint16_t vesw_id, uint32_t lid, struct rte_ether_addr *a)
-{
-	a->addr_bytes[0] = 0x02;
-	a->addr_bytes[1] = (uint8_t)((vesw_id & 0xf) << 4);
-	a->addr_bytes[2] = (uint8_t)(vesw_id >> 4);
-	a->addr_bytes[3] = (uint8_t)lid;
-	a->addr_bytes[4] = (uint8_t)(lid >> 8);
-	a->addr_bytes[5] = (uint8_t)(lid >> 16);
 }
 
 static int
@@ -112,7 +102,7 @@ port_open(unsigned int i, const char *hfi, const char *fabric, uint32_t lid, uin
 	snprintf(name, sizeof(name), "net_opa_vnic%u", i);
 	snprintf(args, sizeof(args), "%s,hfi=%s,fabric=%s,lid=%u,vport=%u", name, hfi, fabric,
 		 lid, i);
-	la_mac((uint16_t)(i + 1), peer_lid, &p->peer);
+	vnic_la_mac((uint16_t)(i + 1), peer_lid, &p->peer);
 	rc = rte_dev_probe(args);
 	if (rc == 0)
 		rc = rte_eth_dev_get_port_by_name(name, &p->id);

@@ -50,7 +50,7 @@ grep -q '^  start tx_first 4; sleep 1; clear fwd stats all; show port stats all;
 grep -q '^order: 5 round(s) of \[64 B: null af_packet vnic-hw vnic-sw vnic-thread; 1518 B:' \
 	"$tmp/out" || fail "no round order"
 grep -q '^network: ip netns add opa-bench-[0-9]*; veth pair' "$tmp/out" || fail "no network line"
-grep -q "^micro-benchmarks: .*dpdk-test-vnic perf\$" "$tmp/out" || fail "no micro-benchmark line"
+grep -q "^micro-benchmarks: .*dpdk-test-vnic perf --pmd\$" "$tmp/out" || fail "no micro-benchmark line"
 [ "$(ip netns list 2>/dev/null | grep -c '^opa-bench-')" = "$netns_before" ] ||
 	fail "--dry-run created a network namespace"
 

@@ -50,8 +50,42 @@ awk '$1 == "memcpy" && $6 != "1.00" { bad = 1 } END { exit bad }' "$tmp/out" ||
 [ "$(awk '$1 == "icrc" { n++ } END { print n + 0 }' "$tmp/out2")" = 2 ] ||
 	fail "--sizes 60,200 did not give two icrc rows"
 
+# The burst steps per SIMD level: scalar first, then each level this CPU runs.
+grep -Eq '^step +level +cycles +ns +x scalar +spread +bursts$' "$tmp/out" ||
+	fail "no column line for the SIMD levels"
+for step in hdr_build rx_parse; do
+	awk -v s="$step" '$1 == s { print $2 }' "$tmp/out" | head -n1 | grep -qx scalar ||
+		fail "$step: no scalar row first"
+	awk -v s="$step" '$1 == s && $2 == "scalar" && $5 != "1.00" { bad = 1 } END { exit bad }' \
+		"$tmp/out" || fail "$step: the scalar row is not the 1.00 reference"
+	awk -v s="$step" '$1 == s && !($2 ~ /^(scalar|sse4|avx2|avx512)$/ && NF == 7 &&
+		$7 ~ /^[0-9]+$/) { bad = 1 } END { exit bad }' "$tmp/out" ||
+		fail "$step: malformed level row"
+done
+
+# --pmd: the PMD's bursts and net_null's, rows for every size ("-" beyond the MTU).
+"$TEST_VNIC" perf --quick --pmd --sizes 64,9000 >"$tmp/out3" 2>"$tmp/err" ||
+	fail "perf --quick --pmd exited $?: $(tail -n 5 "$tmp/err")"
+grep -Eq '^op +frame +cyc/pkt +ns/pkt +x null +spread +bursts +trimmed$' "$tmp/out3" ||
+	fail "--pmd: no column line"
+grep -Eq '^vnic tx: (Scalar|Vector [A-Z0-9.]+) headers, SDMA engine' "$tmp/out3" ||
+	fail "--pmd: no transmit burst mode"
+grep -Eq '^vnic rx: (Scalar|Vector [A-Z0-9.]+) parse' "$tmp/out3" ||
+	fail "--pmd: no receive burst mode"
+for op in null_rx_burst null_tx_burst vnic_rx_burst vnic_tx_burst; do
+	awk -v op="$op" '$1 == op && $2 == 64' "$tmp/out3" | awk '
+		function num(x) { return x ~ /^[0-9]+(\.[0-9]+)?$/ && x + 0 > 0 }
+		{ n++; ok = NF == 8 && num($3) && num($4) && num($5) && $6 ~ /^[0-9]+%$/ }
+		END { exit !(n == 1 && ok) }' || fail "--pmd: no well-formed $op row at 64"
+	awk -v op="$op" '$1 == op && $2 == 9000 && $3 == "-" { n++ } END { exit n != 1 }' \
+		"$tmp/out3" || fail "--pmd: $op at 9000 is not '-'"
+done
+awk '$1 ~ /^null_/ && $2 == 64 && $5 != "1.00" { bad = 1 } END { exit bad }' "$tmp/out3" ||
+	fail "--pmd: net_null rows are not the 1.00 reference"
+
 # Bad arguments: exit code 2 and a message naming the option.
 for args in "--sizes 10" "--sizes 64,,1518" "--sizes 20000" "--runs 0" "--run-ms x" \
+	"--simd-bitwidth 100" "--simd-bitwidth 1024" \
 	"--bogus" "extra"; do
 	# shellcheck disable=SC2086
 	"$TEST_VNIC" perf $args >/dev/null 2>"$tmp/err"
@@ -64,4 +98,4 @@ for args in "--sizes 10" "--sizes 64,,1518" "--sizes 20000" "--runs 0" "--run-ms
 done
 
 [ $fails -eq 0 ] || exit 1
-echo "perf --quick: format as documented"
+echo "perf --quick (and --pmd): format as documented"

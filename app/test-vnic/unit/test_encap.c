@@ -15,72 +15,15 @@
 #include <cmocka.h>
 
 #include "encap_test_util.h"
+#include "encap_vectors.h"
 #include "opa_vnic_encap.h"
 
 #define BIG_MTU 0xFFFF
 
 /* ---- golden vectors (vectors/encap-header.txt) ---- */
 
-struct vector {
-	unsigned int line;
-	uint32_t slid, dlid, sc, rc, pkey, entropy, vesw_id, frame_len;
-	uint8_t hdr[OPA_VNIC_HDR_LEN];
-	unsigned int pad, total;
-};
-
-static int
-hex_to_bytes(const char *s, uint8_t *out, size_t n)
-{
-	unsigned int b;
-	size_t i;
-
-	if (strlen(s) != 2 * n)
-		return -1;
-	for (i = 0; i < n; i++) {
-		if (sscanf(s + 2 * i, "%2x", &b) != 1)
-			return -1;
-		out[i] = (uint8_t)b;
-	}
-	return 0;
-}
-
-/* Parse every vector line; fails the test on a line it cannot read. */
-static size_t
-load_vectors(struct vector *v, size_t max)
-{
-	const char *dir = getenv("VECTORS_DIR");
-	char path[4096], line[512], hex[64];
-	unsigned int lineno = 0;
-	size_t n = 0;
-	FILE *f;
-
-	if (dir == NULL)
-		dir = OPA_VNIC_VECTORS_DIR;
-	snprintf(path, sizeof(path), "%s/encap-header.txt", dir);
-	f = fopen(path, "r");
-	if (f == NULL)
-		fail_msg("cannot open %s", path);
-	while (fgets(line, sizeof(line), f) != NULL) {
-		lineno++;
-		if (line[0] == '#' || line[0] == '\n')
-			continue;
-		assert_true(n < max);
-		v[n].line = lineno;
-		if (sscanf(line, "%i %i %i %i %i %i %i %u | %63s | pad=%u total=%u",
-			   (int *)&v[n].slid, (int *)&v[n].dlid, (int *)&v[n].sc, (int *)&v[n].rc,
-			   (int *)&v[n].pkey, (int *)&v[n].entropy, (int *)&v[n].vesw_id,
-			   &v[n].frame_len, hex, &v[n].pad, &v[n].total) != 11 ||
-		    hex_to_bytes(hex, v[n].hdr, OPA_VNIC_HDR_LEN) != 0)
-			fail_msg("%s:%u: cannot parse", path, lineno);
-		n++;
-	}
-	fclose(f);
-	assert_true(n >= 6);	/* at least the spec's worked examples */
-	return n;
-}
-
 static void
-vnic_fields(struct opa_vnic_hdr_fields *f, const struct vector *v)
+vnic_fields(struct opa_vnic_hdr_fields *f, const struct encap_vector *v)
 {
 	memset(f, 0, sizeof(*f));
 	f->slid = v->slid;
@@ -118,13 +61,13 @@ assert_fields_equal(const struct opa_vnic_hdr_fields *a, const struct opa_vnic_h
 static void
 test_vectors_build_parse(void **state)
 {
-	static struct vector v[256];
+	static struct encap_vector v[256];
 	static uint8_t pkt[OPA_VNIC_MAX_PKT_LEN], frame[OPA_VNIC_MAX_FRAME_LEN];
 	struct opa_vnic_hdr_fields f, back;
 	struct opa_vnic_rx_info info;
 	uint8_t hdr[OPA_VNIC_HDR_LEN];
 	struct opa_vnic_layout l;
-	size_t n = load_vectors(v, 256), i;
+	size_t n = encap_vectors_load(v, 256), i;
 	uint32_t pkt_len;
 
 	(void)state;
@@ -164,29 +107,16 @@ test_vectors_build_parse(void **state)
 static void
 test_vectors_tx_path(void **state)
 {
-	static struct vector v[256];
+	static struct encap_vector v[256];
 	static uint8_t frame[OPA_VNIC_MAX_FRAME_LEN];
-	struct opa_vnic_vport_cfg cfg;
 	struct opa_vnic_tx_decision d;
 	struct opa_vnic_tx_ctx ctx;
 	uint8_t hdr[OPA_VNIC_HDR_LEN];
-	size_t n = load_vectors(v, 256), i;
+	size_t n = encap_vectors_load(v, 256), i;
 
 	(void)state;
 	for (i = 0; i < n; i++) {
-		memset(&cfg, 0, sizeof(cfg));
-		cfg.encap_slid = v[i].slid;
-		cfg.pkey = (uint16_t)v[i].pkey;
-		cfg.vesw_id = (uint16_t)v[i].vesw_id;
-		cfg.non_vlan_sc_uc = (uint8_t)v[i].sc;
-		cfg.rc = v[i].rc;
-		cfg.eth_mtu = 9600;
-		assert_int_equal(opa_vnic_tx_ctx_build(&ctx, &cfg, 0), 0);
-		memset(frame, 0, v[i].frame_len);
-		frame[0] = 0x02;
-		frame[3] = (uint8_t)v[i].dlid;
-		frame[4] = (uint8_t)(v[i].dlid >> 8);
-		frame[5] = (uint8_t)(v[i].dlid >> 16);
+		encap_vector_tx(&v[i], &ctx, frame);
 		assert_int_equal(opa_vnic_tx_decide(&ctx, NULL, frame, v[i].frame_len,
 						    v[i].frame_len, v[i].entropy, &d),
 				 OPA_VNIC_OK);

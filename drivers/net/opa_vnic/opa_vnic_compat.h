@@ -11,6 +11,7 @@
  * tree uses the names below and never tests RTE_VERSION itself.
  */
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 

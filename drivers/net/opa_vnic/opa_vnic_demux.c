@@ -30,6 +30,7 @@
 #include "hfi_16b.h"
 #include "hfi_eal.h"
 #include "opa_vnic_ethdev.h"
+#include "opa_vnic_vec.h"
 
 /* ---- stage 2: the owning vport's checks ---- */
 
@@ -128,6 +129,16 @@ count_async(uint64_t *ctr, int rxe)
 	__atomic_fetch_add(&ctr[rxe], 1, __ATOMIC_RELAXED);
 }
 
+/* The owner's counter of each error verdict of the receive parse. */
+static const uint8_t rx_verdict_rxe[OPA_VNIC_RXV_NUM] = {
+	[OPA_VNIC_RXV_TAIL] = OPA_VNIC_RXE_TAIL,
+	[OPA_VNIC_RXV_LEN] = OPA_VNIC_RXE_LEN,
+	[OPA_VNIC_RXV_SHORT] = OPA_VNIC_RXE_HDR,
+	[OPA_VNIC_RXV_RHF] = OPA_VNIC_RXE_RHF,
+	[OPA_VNIC_RXV_RHF_LEN] = OPA_VNIC_RXE_LEN,
+	[OPA_VNIC_RXV_ICRC] = OPA_VNIC_RXE_ICRC,
+};
+
 /*
  * The first OPA_VNIC_HDR_LEN bytes of a packet: in its eager data, or
  * (bypass_egr=split) the part the HFI kept in the header queue followed by
@@ -144,52 +155,6 @@ rx_header(const struct opa_vnic_egr *e, const struct hfi_rcv_pkt *p, const uint8
 	memcpy(buf, p->hdr, e->skip);
 	memcpy(buf + e->skip, data, OPA_VNIC_HDR_LEN - e->skip);
 	return buf;
-}
-
-/*
- * Classify one received 16B packet from its header and last byte. Returns
- * its owner (NULL: counted on the HFI) and in *rxe an error class to count
- * on the owner (-1 when clean).
- */
-static inline struct opa_vnic_vport *
-rx_classify(struct opa_vnic_hfi *hfi, const struct hfi_rcv_pkt *p, const uint8_t *hdr,
-	    uint8_t tail, struct opa_vnic_rx_info *info, int *rxe)
-{
-	struct opa_vnic_vport *owner;
-
-	*rxe = -1;
-	if (unlikely(hdr == NULL || p->len < OPA_VNIC_HDR_LEN ||
-		     ((hdr[7] >> 5) & 3) != OPA_VNIC_L2_16B)) {
-		count_async(hfi->rx_async, OPA_VNIC_RXE_HDR);
-		return NULL;
-	}
-	owner = hdr[8] != OPA_VNIC_L4_ETHR ? NULL :
-		__atomic_load_n(&hfi->vesw_owner[opa_vnic_pkt_vesw_id(hdr)], __ATOMIC_ACQUIRE);
-	if (unlikely(owner == NULL)) {
-		count_async(hfi->rx_async, OPA_VNIC_RXE_NOHANDLER);
-		return NULL;
-	}
-	if (unlikely(p->errors != 0)) {
-		*rxe = (p->errors & RHF_ICRC_ERR) ? OPA_VNIC_RXE_ICRC :
-		       (p->errors & RHF_LEN_ERR) ? OPA_VNIC_RXE_LEN : OPA_VNIC_RXE_RHF;
-		return owner;
-	}
-	/* Oversize and runt are the owner's (stage 2): no MTU here. */
-	switch (opa_vnic_rx_validate_hdr(hdr, tail, p->len, UINT32_MAX, info)) {
-	case OPA_VNIC_OK:
-	case OPA_VNIC_ERR_RUNT:
-		break;
-	case OPA_VNIC_ERR_LEN_MISMATCH:
-		*rxe = OPA_VNIC_RXE_LEN;
-		break;
-	case OPA_VNIC_ERR_BAD_TAIL:
-		*rxe = OPA_VNIC_RXE_TAIL;
-		break;
-	default:
-		*rxe = OPA_VNIC_RXE_HDR;
-		break;
-	}
-	return owner;
 }
 
 /* The owner's queue for a packet of this entropy; NULL when it receives nothing. */
@@ -253,45 +218,79 @@ static unsigned int
 rx_drain_ctxt(struct opa_vnic_rxq *q, const struct opa_vnic_snap *snap, struct opa_vnic_egr *e,
 	      struct rte_mbuf **out, uint16_t max, uint16_t *delivered)
 {
+	/* An all-zero header: no 16B L2 type, so the parse finds no header in it. */
+	static const uint8_t no_hdr[OPA_VNIC_HDR_LEN];
 	struct opa_vnic_hfi *hfi = q->vp->hfi;
 	struct hfi_rcv_pkt rp[OPA_VNIC_BURST];
 	struct rte_mbuf *drop[OPA_VNIC_BURST];
+	struct opa_vnic_rx_meta meta[OPA_VNIC_BURST];
+	uint64_t rhf[OPA_VNIC_BURST];
+	const uint8_t *hdr[OPA_VNIC_BURST];
+	const uint8_t *data[OPA_VNIC_BURST];
+	uint8_t tail[OPA_VNIC_BURST];
+	uint8_t hbuf[OPA_VNIC_BURST][OPA_VNIC_HDR_LEN];
 	unsigned int n, i, ndrop = 0;
 	uint16_t nb = 0;
 
 	n = hfi_rcv_poll(e->rcv, rp, RTE_MIN(max, (uint16_t)OPA_VNIC_BURST));
 	if (n == 0)
 		return 0;
+	/*
+	 * The batch's RHFs and 16B headers in one call of the level chosen at
+	 * start (opa_vnic_vec.h). Only a bypass packet's eager place is read:
+	 * for any other, the eager data need not hold what a header would.
+	 */
 	for (i = 0; i < n; i++) {
 		const struct hfi_rcv_pkt *p = &rp[i];
-		uint8_t hbuf[OPA_VNIC_HDR_LEN];
-		struct opa_vnic_rx_info info;
+
+		if (likely(p->use_egr && p->rcv_type == RHF_RCV_TYPE_BYPASS)) {
+			data[i] = opa_vnic_egr_data(e, p);
+			hdr[i] = rx_header(e, p, data[i], hbuf[i]);
+			if (hdr[i] == NULL)
+				hdr[i] = no_hdr;
+			tail[i] = data[i][p->len - e->skip - 1];
+			rhf[i] = p->rhf;
+		} else {
+			/* Nothing a VNIC sends, or no eager place to trust. */
+			data[i] = NULL;
+			hdr[i] = no_hdr;
+			tail[i] = 0;
+			rhf[i] = p->rhf & ~RHF_USE_EGR_BFR;
+		}
+	}
+	opa_vnic_simd_get(q->simd)->rx_parse(rhf, hdr, tail, n, meta);
+	for (i = 0; i < n; i++) {
+		const struct hfi_rcv_pkt *p = &rp[i];
+		const struct opa_vnic_rx_meta *mt = &meta[i];
 		struct opa_vnic_vport *owner;
 		struct opa_vnic_rxq *tq;
-		const uint8_t *data, *hdr;
 		struct rte_mbuf *m;
 		bool local;
-		int rxe;
 
-		if (unlikely(!p->use_egr || p->rcv_type != RHF_RCV_TYPE_BYPASS)) {
-			/* Nothing a VNIC sends, or no eager place to trust. */
+		if (unlikely(mt->verdict == OPA_VNIC_RXV_TYPE)) {
 			count_async(hfi->rx_async, OPA_VNIC_RXE_RCV_TYPE);
 			continue;
 		}
 		/* Every slot before this packet's is finished: give them back. */
 		opa_vnic_egr_advance(e, p->egr_idx);
-		data = opa_vnic_egr_data(e, p);
-		hdr = rx_header(e, p, data, hbuf);
-		owner = rx_classify(hfi, p, hdr, data[p->len - e->skip - 1], &info, &rxe);
-		if (unlikely(owner == NULL || rxe >= 0)) {
-			if (owner != NULL)
-				count_async(owner->rx_async, rxe);
+		if (unlikely(mt->verdict >= OPA_VNIC_RXV_NOT_ETH)) {
+			count_async(hfi->rx_async, mt->verdict == OPA_VNIC_RXV_HDR ?
+				    OPA_VNIC_RXE_HDR : OPA_VNIC_RXE_NOHANDLER);
+			continue;
+		}
+		owner = __atomic_load_n(&hfi->vesw_owner[mt->vesw_id], __ATOMIC_ACQUIRE);
+		if (unlikely(owner == NULL)) {
+			count_async(hfi->rx_async, OPA_VNIC_RXE_NOHANDLER);
+			continue;
+		}
+		if (unlikely(mt->verdict != OPA_VNIC_RXV_OK)) {
+			count_async(owner->rx_async, rx_verdict_rxe[mt->verdict]);
 			continue;
 		}
 		local = owner == q->vp && out != NULL;
 		if (local)
 			tq = q;
-		else if ((tq = rx_target(owner, hdr[12])) == NULL)
+		else if ((tq = rx_target(owner, mt->entropy)) == NULL)
 			continue;
 		m = tq == q ? rxq_mbuf(q) : rte_pktmbuf_alloc(tq->mp);
 		if (unlikely(m == NULL)) {
@@ -301,7 +300,7 @@ rx_drain_ctxt(struct opa_vnic_rxq *q, const struct opa_vnic_snap *snap, struct o
 				count_async(owner->rx_async, OPA_VNIC_RXE_NOMBUF);
 			continue;
 		}
-		if (unlikely(!rx_fill(e, p, data, OPA_VNIC_HDR_LEN - e->skip, info.frame_len, tq,
+		if (unlikely(!rx_fill(e, p, data[i], OPA_VNIC_HDR_LEN - e->skip, mt->frame_len, tq,
 				      m))) {
 			/* The application holds every chunk and the frame is too long to copy. */
 			if (tq == q) {
@@ -314,13 +313,13 @@ rx_drain_ctxt(struct opa_vnic_rxq *q, const struct opa_vnic_snap *snap, struct o
 			continue;
 		}
 		if (local) {
-			if (rx_deliver(q, snap, m, info.pkey))
+			if (rx_deliver(q, snap, m, mt->pkey))
 				out[nb++] = m;
 			else
 				drop[ndrop++] = m;
 		} else {
 			/* Stage 2 runs on the owner's lcore: the P_Key travels with the mbuf. */
-			m->hash.usr = info.pkey;
+			m->hash.usr = mt->pkey;
 			if (rte_ring_mp_enqueue(tq->ring, m) != 0) {
 				count_async(owner->rx_async, OPA_VNIC_RXE_FIFO);
 				drop[ndrop++] = m;

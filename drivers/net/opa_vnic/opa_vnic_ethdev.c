@@ -211,6 +211,7 @@ opa_vnic_dev_start(struct rte_eth_dev *dev)
 		pthread_mutex_unlock(&hfi->lock);
 		return rc;
 	}
+	opa_vnic_simd_apply(vp);
 	for (q = 0; q < dev->data->nb_rx_queues && rc == 0; q++)
 		rc = opa_vnic_rxq_start(vp->rxq[q]);
 	if (rc == 0) {

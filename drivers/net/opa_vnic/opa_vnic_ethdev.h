@@ -185,6 +185,7 @@ struct opa_vnic_rxq {
 	bool running;				/* atomic: read by group pollers */
 	uint8_t shared_tick;			/* bursts since the shared context was drained */
 	bool stale;				/* dropping what arrived while down */
+	uint8_t simd;				/* enum opa_vnic_simd of its parse, set at start */
 	uint32_t down_seen;			/* snapshot down_gen at the last burst */
 	uint16_t port_id;
 	uint16_t qid;
@@ -229,6 +230,7 @@ struct opa_vnic_txq {
 	uint32_t slot_mask;
 	uint32_t slot_seq;
 	bool icrc_sw;
+	uint8_t simd;				/* enum opa_vnic_simd of its headers, set at start */
 	uint16_t qid;
 	struct opa_vnic_txq_stats stats __rte_cache_aligned;
 	/* cold */
@@ -269,6 +271,7 @@ struct opa_vnic_vport {
 	enum opa_vnic_icrc_mode icrc;
 	uint32_t rx_copy_max;			/* devargs rx_copy_max */
 	uint32_t rx_chunk_size;			/* devargs rx_chunk_size */
+	uint8_t simd;				/* enum opa_vnic_simd of the bursts, set at start */
 	char name[RTE_ETH_NAME_MAX_LEN];
 	/* configuration store: under hfi->lock */
 	struct opa_vnic_vport_conf conf;
@@ -450,6 +453,7 @@ int opa_vnic_tx_burst_mode_get(struct rte_eth_dev *dev, uint16_t qid,
 			       struct rte_eth_burst_mode *mode);
 /* Eager bytes of the longest packet of a frame of mtu + 18 bytes (64-byte units). */
 uint32_t opa_vnic_egr_needed(uint32_t mtu);
+void opa_vnic_simd_apply(struct opa_vnic_vport *vp);
 /*
  * Size a receive context for hdrq_cnt packets of up to mtu + 18 bytes:
  * *chunk_size (grown from the asked one when 2048 slots would not do),

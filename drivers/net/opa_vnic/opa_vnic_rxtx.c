@@ -3,16 +3,18 @@
  */
 
 /*
- * Queues and the scalar burst functions.
+ * Queues, the transmit burst and the choice of the SIMD level.
  *
  * Transmit (DESIGN §2): completions are reaped first and their mbufs freed
  * in bulk; one snapshot load per burst; per frame the encapsulation core
- * decides DLID/SC/VL/RC/entropy, the PBC and the 20-byte header go in the
- * mbuf's headroom when it is ours to write (direct, refcnt 1, 28 bytes of
- * headroom) or into the packet's slot otherwise, the segments follow, and
- * the pad + ICRC + tail trailer comes from a constant table (icrc=hw) or
- * from the slot with the ICRC computed here (icrc=sw); one doorbell per
- * burst. Every drop is counted as the kernel counts it (spec §3.6).
+ * decides DLID/SC/VL/RC/entropy; then the PBC and the 20-byte header of
+ * every accepted frame are written by one call of the chosen level's
+ * header builder (opa_vnic_vec.h), in the mbuf's headroom when it is ours
+ * to write (direct, refcnt 1, 28 bytes of headroom) or into the packet's
+ * slot otherwise; then per frame the segments follow, and the pad + ICRC +
+ * tail trailer comes from a constant table (icrc=hw) or from the slot with
+ * the ICRC computed here (icrc=sw); one doorbell per burst. Every drop is
+ * counted as the kernel counts it (spec §3.6).
  *
  * Receive: eager chunks of the PMD, frames copied or attached to mbufs of
  * the queue's pool (opa_vnic_egr.h, opa_vnic_demux.c).
@@ -21,13 +23,16 @@
 #include <errno.h>
 #include <string.h>
 
+#include <rte_cpuflags.h>
 #include <rte_cycles.h>
 #include <rte_malloc.h>
+#include <rte_vect.h>
 
 #include "hfi_eal.h"
 #include "hfi_icrc.h"
 #include "opa_vnic_ethdev.h"
 #include "opa_vnic_flow.h"
+#include "opa_vnic_vec.h"
 
 uint32_t
 opa_vnic_egr_needed(uint32_t mtu)
@@ -458,34 +463,59 @@ tx_count_unsent(struct opa_vnic_txq_stats *st, uint32_t len, uint32_t extra)
 	opa_vnic_count_size(st->grp, len);
 }
 
-#define TX_SENT		0
-#define TX_DROPPED	1
-#define TX_FULL		2
+/*
+ * A burst goes in three steps, so that the headers of all its packets are
+ * written by one call of the vport's header builder (opa_vnic_vec.h, the
+ * SIMD level chosen at start):
+ * 1. per packet: the decision (DLID, SC, VL, RC, entropy, pad), drops
+ *    counted, where the PBC and header go, the descriptors it needs; the
+ *    burst stops before the first packet the ring has no room for;
+ * 2. the headers of the accepted packets, at once;
+ * 3. per packet: the fragments (and the ICRC with icrc=sw, which covers
+ *    the header), posted to the engine, counted.
+ */
+struct tx_pkt {
+	struct rte_mbuf *m;
+	struct rte_mbuf *seg;		/* first segment after the header's fragment */
+	uint8_t *h;			/* PBC + header */
+	uint64_t h_iova;
+	uint32_t f0_len;		/* the header's fragment: header (+ first segment) */
+	uint32_t slot;			/* index of the packet's slot */
+	uint16_t nf;			/* descriptors */
+	bool mcast;			/* counter classes, from the frame's first bytes */
+	bool vlan;
+};
 
-static inline int
-tx_one(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_mbuf *m)
+/* Descriptors for the segments from seg on (empty ones are skipped). */
+static inline unsigned int
+tx_seg_descs(const struct rte_mbuf *seg)
+{
+	unsigned int n = 0;
+
+	for (; seg != NULL; seg = seg->next)
+		n += seg->data_len != 0;
+	return n;
+}
+
+/*
+ * Step 1 for one packet: false when it was dropped (counted; the caller
+ * frees it), true when accepted into *t and *d.
+ */
+static inline bool
+tx_accept(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_mbuf *m,
+	  uint32_t slot, struct tx_pkt *t, struct opa_vnic_tx_decision *d)
 {
 	struct opa_vnic_txq_stats *st = &q->stats;
-	struct hfi_sdma_frag f[SDMA_MAX_DESC_PER_PKT];
 	const uint8_t *frame = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint8_t peek_buf[OPA_VNIC_TX_PEEK];
-	uint32_t avail = m->data_len;
-	struct opa_vnic_tx_slot *slot = &q->slots[q->slot_seq & q->slot_mask];
-	uint64_t slot_iova = q->slots_iova + (uint64_t)(q->slot_seq & q->slot_mask) *
-			     sizeof(*slot);
-	uint32_t len = m->pkt_len, zeros, tlen;
-	struct opa_vnic_tx_decision d;
-	struct rte_mbuf *seg;
-	unsigned int nf = 1;
-	uint8_t *h;
-	uint64_t pbc;
+	uint32_t avail = m->data_len, len = m->pkt_len, zeros;
 	int err;
 
 	if (unlikely(!s->forwarding)) {
 		/* The kernel counts the metadata (4) and header (20) it had pushed. */
 		tx_count_unsent(st, len, 4 + OPA_VNIC_HDR_LEN);
 		st->drop_state++;
-		return TX_DROPPED;
+		return false;
 	}
 	/* Headers split over segments (a short first one): decided on a copy of them. */
 	if (unlikely(avail < OPA_VNIC_TX_PEEK && len > avail)) {
@@ -494,7 +524,7 @@ tx_one(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_mbuf *m
 	}
 	err = opa_vnic_tx_decide(&s->tx, s->mac, frame, avail, len,
 				 (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH) ? m->hash.rss :
-				 opa_vnic_flow_hash(frame, avail), &d);
+				 opa_vnic_flow_hash(frame, avail), d);
 	if (unlikely(err != OPA_VNIC_OK)) {
 		if (err == OPA_VNIC_ERR_DLID_ZERO) {
 			tx_count_unsent(st, len, OPA_VNIC_HDR_LEN);
@@ -503,48 +533,64 @@ tx_one(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_mbuf *m
 			tx_count_unsent(st, len, 0);
 			st->oversize++;
 		}
-		return TX_DROPPED;
+		return false;
 	}
 	if (unlikely(m->nb_segs + 3 > SDMA_MAX_DESC_PER_PKT)) {
 		tx_count_unsent(st, len, 0);
 		st->seg++;
-		return TX_DROPPED;
+		return false;
 	}
-	pbc = opa_vnic_pbc(d.pkt_len, d.vl);
-	if (q->icrc_sw)
-		pbc &= ~PBC_INSERT_BYPASS_ICRC;
+	t->m = m;
+	t->slot = slot;
+	t->mcast = opa_vnic_is_mcastbcast(frame, avail);
+	t->vlan = opa_vnic_is_vlan(frame, avail);
 	/* The headroom is ours only in a direct mbuf nobody else references. */
 	if (RTE_MBUF_DIRECT(m) && rte_mbuf_refcnt_read(m) == 1 &&
 	    rte_pktmbuf_headroom(m) >= OPA_VNIC_HDR_ROOM) {
-		h = rte_pktmbuf_mtod_offset(m, uint8_t *, -OPA_VNIC_HDR_ROOM);
-		f[0].iova = rte_pktmbuf_iova(m) - OPA_VNIC_HDR_ROOM;
-		f[0].len = OPA_VNIC_HDR_ROOM + m->data_len;
-		seg = m->next;
+		t->h = rte_pktmbuf_mtod_offset(m, uint8_t *, -OPA_VNIC_HDR_ROOM);
+		t->h_iova = rte_pktmbuf_iova(m) - OPA_VNIC_HDR_ROOM;
+		t->f0_len = OPA_VNIC_HDR_ROOM + m->data_len;
+		t->seg = m->next;
 	} else {
-		h = slot->hdr;
-		f[0].iova = slot_iova;
-		f[0].len = OPA_VNIC_HDR_ROOM;
-		seg = m;
+		t->h = q->slots[slot].hdr;
+		t->h_iova = q->slots_iova + (uint64_t)slot * sizeof(q->slots[0]);
+		t->f0_len = OPA_VNIC_HDR_ROOM;
+		t->seg = m;
 	}
-	pbc = rte_cpu_to_le_64(pbc);
-	memcpy(h, &pbc, sizeof(pbc));
-	opa_vnic_tx_hdr_write(&s->tx, &d, h + OPA_VNIC_PBC_LEN);
-	for (; seg != NULL; seg = seg->next)
+	zeros = (len < OPA_VNIC_MIN_FRAME_LEN ? OPA_VNIC_MIN_FRAME_LEN - len : 0) + d->pad;
+	t->nf = (uint16_t)(1 + tx_seg_descs(t->seg) + (!q->icrc_sw ? 1 : 1 + (zeros != 0)));
+	return true;
+}
+
+/* Step 3 for one packet whose header is written: 0, or the engine's error. */
+static inline int
+tx_post(struct opa_vnic_txq *q, const struct tx_pkt *t, const struct opa_vnic_tx_decision *d)
+{
+	struct hfi_sdma_frag f[SDMA_MAX_DESC_PER_PKT];
+	struct opa_vnic_tx_slot *slot = &q->slots[t->slot];
+	uint64_t slot_iova = q->slots_iova + (uint64_t)t->slot * sizeof(*slot);
+	struct rte_mbuf *m = t->m, *seg;
+	uint32_t len = m->pkt_len, zeros, tlen;
+	unsigned int nf = 1;
+
+	f[0].iova = t->h_iova;
+	f[0].len = t->f0_len;
+	for (seg = t->seg; seg != NULL; seg = seg->next)
 		if (seg->data_len != 0) {
 			f[nf].iova = rte_pktmbuf_iova(seg);
 			f[nf++].len = seg->data_len;
 		}
 	/* Runts are padded to 60 bytes with zeros, like the kernel does. */
-	zeros = (len < OPA_VNIC_MIN_FRAME_LEN ? OPA_VNIC_MIN_FRAME_LEN - len : 0) + d.pad;
+	zeros = (len < OPA_VNIC_MIN_FRAME_LEN ? OPA_VNIC_MIN_FRAME_LEN - len : 0) + d->pad;
 	if (!q->icrc_sw) {
 		tlen = zeros + OPA_VNIC_ICRC_TAIL_LEN;
-		f[nf].iova = q->trailer_iova + d.pad * OPA_VNIC_TRAILER_ROW +
+		f[nf].iova = q->trailer_iova + d->pad * OPA_VNIC_TRAILER_ROW +
 			     OPA_VNIC_TRAILER_END - tlen;
 		f[nf++].len = tlen;
 	} else {
 		/* A header in the headroom runs on into the first segment: one piece. */
-		bool joined = h != slot->hdr;
-		uint32_t crc = hfi_crc32_update(HFI_CRC32_INIT, h + OPA_VNIC_PBC_LEN,
+		bool joined = t->seg != m;
+		uint32_t crc = hfi_crc32_update(HFI_CRC32_INIT, t->h + OPA_VNIC_PBC_LEN,
 						OPA_VNIC_HDR_LEN + (joined ? m->data_len : 0));
 
 		for (seg = joined ? m->next : m; seg != NULL; seg = seg->next)
@@ -560,62 +606,91 @@ tx_one(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_mbuf *m
 		slot->icrc_tail[1] = (uint8_t)(crc >> 8);
 		slot->icrc_tail[2] = (uint8_t)(crc >> 16);
 		slot->icrc_tail[3] = (uint8_t)(crc >> 24);
-		slot->icrc_tail[4] = d.pad;
+		slot->icrc_tail[4] = d->pad;
 		f[nf].iova = slot_iova + offsetof(struct opa_vnic_tx_slot, icrc_tail);
 		f[nf++].len = OPA_VNIC_ICRC_TAIL_LEN;
 	}
-	err = hfi_sdma_post(q->sdma, f, nf, m);
-	if (unlikely(err != 0)) {
-		if (err == -ENOSPC)
-			return TX_FULL;
-		/* Halted, or a request the engine refuses: the kernel's tx_carrier_errors. */
-		tx_count_unsent(st, len, 0);
-		st->carrier++;
-		return TX_DROPPED;
+	return hfi_sdma_post(q->sdma, f, nf, m);
+}
+
+/* Up to OPA_VNIC_BURST packets; returns those consumed (sent or dropped). */
+static inline uint16_t
+tx_burst(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_mbuf **pkts,
+	 uint16_t n, opa_vnic_hdr_build_fn build)
+{
+	struct opa_vnic_txq_stats *st = &q->stats;
+	struct opa_vnic_tx_decision d[OPA_VNIC_BURST];
+	struct tx_pkt t[OPA_VNIC_BURST];
+	struct rte_mbuf *drop[OPA_VNIC_BURST];
+	uint8_t *dst[OPA_VNIC_BURST];
+	unsigned int i, j, k = 0, ndrop = 0, descs = 0;
+	unsigned int free_descs = hfi_sdma_free_descs(q->sdma);
+	unsigned int pkt_room = q->sdma->mask - hfi_sdma_in_flight(q->sdma);
+
+	for (i = 0; i < n; i++) {
+		if (!tx_accept(q, s, pkts[i], (q->slot_seq + k) & q->slot_mask, &t[k], &d[k])) {
+			drop[ndrop++] = pkts[i];
+			continue;
+		}
+		/* No room for it: the burst ends before it, as hfi_sdma_post() would refuse it. */
+		if (unlikely(descs + t[k].nf > free_descs || k >= pkt_room))
+			break;
+		descs += t[k].nf;
+		dst[k] = t[k].h;
+		k++;
 	}
-	q->slot_seq++;
-	st->packets++;
-	st->bytes += len;
-	len = RTE_MAX(len, (uint32_t)OPA_VNIC_MIN_FRAME_LEN);
-	st->vnic_packets++;
-	st->vnic_bytes += len + RTE_ETHER_CRC_LEN;
-	opa_vnic_count_size(st->grp, len);
-	opa_vnic_count_class(st->grp, frame, avail);
-	return TX_SENT;
+	build(&s->tx, d, dst, k, q->icrc_sw ? (uint32_t)PBC_INSERT_BYPASS_ICRC : 0);
+	for (j = 0; j < k; j++) {
+		uint32_t len = t[j].m->pkt_len;
+
+		if (unlikely(tx_post(q, &t[j], &d[j]) != 0)) {
+			/* Halted, or a request the engine refuses: the kernel's tx_carrier_errors. */
+			tx_count_unsent(st, len, 0);
+			st->carrier++;
+			drop[ndrop++] = t[j].m;
+			continue;
+		}
+		st->packets++;
+		st->bytes += len;
+		len = RTE_MAX(len, (uint32_t)OPA_VNIC_MIN_FRAME_LEN);
+		st->vnic_packets++;
+		st->vnic_bytes += len + RTE_ETHER_CRC_LEN;
+		opa_vnic_count_size(st->grp, len);
+		st->grp[t[j].mcast ? OPA_VNIC_GRP_MCASTBCAST : OPA_VNIC_GRP_UNICAST]++;
+		st->grp[t[j].vlan ? OPA_VNIC_GRP_VLAN : OPA_VNIC_GRP_UNTAGGED]++;
+	}
+	/* Slots of packets the engine refused stay unused until the ring comes round. */
+	q->slot_seq += k;
+	if (ndrop != 0)
+		rte_pktmbuf_free_bulk(drop, ndrop);
+	return (uint16_t)i;
 }
 
 uint16_t
 opa_vnic_xmit_pkts(void *txq, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct opa_vnic_txq *q = txq;
-	struct rte_mbuf *drop[OPA_VNIC_BURST];
 	const struct opa_vnic_snap *s;
-	unsigned int ndrop = 0;
-	uint16_t i;
+	opa_vnic_hdr_build_fn build;
+	uint16_t done = 0;
 
 	opa_vnic_epoch_enter(&q->epoch);
 	tx_reap(q);
 	if (unlikely(hfi_sdma_halted(q->sdma)))
 		tx_recover(q);
 	s = __atomic_load_n(&q->vp->snap, __ATOMIC_SEQ_CST);
-	for (i = 0; i < n; i++) {
-		int rc = tx_one(q, s, pkts[i]);
+	build = opa_vnic_simd_get(q->simd)->hdr_build;
+	while (done < n) {
+		uint16_t want = RTE_MIN((uint16_t)(n - done), (uint16_t)OPA_VNIC_BURST);
+		uint16_t got = tx_burst(q, s, pkts + done, want, build);
 
-		if (unlikely(rc == TX_FULL))
+		done += got;
+		if (got < want)
 			break;
-		if (unlikely(rc == TX_DROPPED)) {
-			drop[ndrop++] = pkts[i];
-			if (ndrop == OPA_VNIC_BURST) {
-				rte_pktmbuf_free_bulk(drop, ndrop);
-				ndrop = 0;
-			}
-		}
 	}
 	hfi_sdma_doorbell(q->sdma);
 	opa_vnic_epoch_exit(&q->epoch);
-	if (ndrop != 0)
-		rte_pktmbuf_free_bulk(drop, ndrop);
-	return i;
+	return done;
 }
 
 /* ---- queue information ---- */
@@ -643,6 +718,60 @@ opa_vnic_txq_info_get(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_txq_
 	info->nb_desc = vp->txq[qid]->nb_desc;
 }
 
+/* ---- SIMD level ---- */
+
+static bool
+simd_cpu_has(enum opa_vnic_simd level)
+{
+	switch (level) {
+	case OPA_VNIC_SIMD_SCALAR:
+		return true;
+#ifdef RTE_ARCH_X86
+	case OPA_VNIC_SIMD_SSE4:
+		return rte_cpu_get_flag_enabled(RTE_CPUFLAG_SSE4_1) > 0;
+	case OPA_VNIC_SIMD_AVX2:
+		return rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) > 0;
+	case OPA_VNIC_SIMD_AVX512:
+		return rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX512F) > 0 &&
+		       rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX512BW) > 0 &&
+		       rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX512VL) > 0 &&
+		       rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX512DQ) > 0;
+#endif
+	default:
+		return false;
+	}
+}
+
+/*
+ * The bursts' header builder and receive parse: the widest level that is
+ * built in, that the CPU runs and that EAL allows (its max SIMD bitwidth:
+ * --force-max-simd-bitwidth, 256 by default on x86, so AVX-512 only when
+ * asked for). Chosen at every start, while the queues are quiet; the queues
+ * keep the level's index, and each process looks its functions up.
+ */
+void
+opa_vnic_simd_apply(struct opa_vnic_vport *vp)
+{
+	unsigned int max = rte_vect_get_max_simd_bitwidth(), q;
+	int l;
+
+	for (l = OPA_VNIC_SIMD_NUM - 1; l > OPA_VNIC_SIMD_SCALAR; l--) {
+		const struct opa_vnic_simd_info *i = opa_vnic_simd_get(l);
+
+		if (i != NULL && i->bits <= max && simd_cpu_has(l))
+			break;
+	}
+	vp->simd = (uint8_t)l;
+	for (q = 0; q < OPA_VNIC_MAX_QUEUES; q++) {
+		if (vp->rxq[q] != NULL)
+			vp->rxq[q]->simd = vp->simd;
+		if (vp->txq[q] != NULL)
+			vp->txq[q]->simd = vp->simd;
+	}
+	OPA_VNIC_LOG(INFO, "%s: bursts use the %s header builder and receive parse (max SIMD "
+		     "bitwidth %u)", vp->name, opa_vnic_simd_get(l)->label, max);
+}
+
 /* ---- burst mode ---- */
 
 int
@@ -654,8 +783,9 @@ opa_vnic_rx_burst_mode_get(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth
 	if (q == NULL)
 		return -EINVAL;
 	mode->flags = 0;
-	snprintf(mode->info, sizeof(mode->info), "Scalar, frames up to %u bytes copied, longer "
-		 "ones attached to %u KiB eager chunks%s", q->copy_max, q->chunk_size / 1024,
+	snprintf(mode->info, sizeof(mode->info), "%s parse, frames up to %u bytes copied, "
+		 "longer ones attached to %u KiB eager chunks%s",
+		 opa_vnic_simd_get(q->simd)->label, q->copy_max, q->chunk_size / 1024,
 		 q->group != NULL ? ", shared Rx queue" : "");
 	return 0;
 }
@@ -669,7 +799,8 @@ opa_vnic_tx_burst_mode_get(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth
 	if (q == NULL)
 		return -EINVAL;
 	mode->flags = 0;
-	snprintf(mode->info, sizeof(mode->info), "Scalar, SDMA engine %u, ICRC by the %s",
-		 q->engine, q->icrc_sw ? "PMD (icrc=sw)" : "HFI (icrc=hw)");
+	snprintf(mode->info, sizeof(mode->info), "%s headers, SDMA engine %u, ICRC by the %s",
+		 opa_vnic_simd_get(q->simd)->label, q->engine,
+		 q->icrc_sw ? "PMD (icrc=sw)" : "HFI (icrc=hw)");
 	return 0;
 }

@@ -1,0 +1,333 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 dpdk-opa-vnic authors
+ */
+
+#ifndef OPA_VNIC_RXTX_VEC_X86_H
+#define OPA_VNIC_RXTX_VEC_X86_H
+
+/*
+ * The 128-bit (SSE4.1) and 256-bit (AVX2) cores of the header builder and
+ * the receive parse, included by each ISA file: a wider file finishes a
+ * burst's remainder with the narrower cores, compiled with its own flags.
+ *
+ * Both work on structures of arrays: the packets' decisions (or RHFs and
+ * headers) are transposed into one register per field, every field is
+ * computed for all the lanes with the 32-bit operations of the scalar code
+ * (so that even values outside the fields' ranges give its bytes), and
+ * the results are transposed back into per-packet rows.
+ *
+ * Transmit rows: a packet's 28 bytes are two overlapping 16-byte stores,
+ * [PBC lo, PBC hi, h0, h1] at 0 and [h1, h2, h3, h4] at 12, so that
+ * nothing is written past the header (the frame follows it).
+ */
+
+#include <string.h>
+#include <immintrin.h>
+
+#include "opa_vnic_vec.h"
+
+#define VEC_INLINE	static inline __attribute__((always_inline))
+
+/* The decision layout the loads rely on: dlid, pkt_len, then sc, vl, rc, entropy. */
+_Static_assert(sizeof(struct opa_vnic_tx_decision) == 16, "decision is 16 bytes");
+_Static_assert(offsetof(struct opa_vnic_tx_decision, dlid) == 0, "dlid at 0");
+_Static_assert(offsetof(struct opa_vnic_tx_decision, pkt_len) == 4, "pkt_len at 4");
+_Static_assert(offsetof(struct opa_vnic_tx_decision, sc) == 8, "sc at 8");
+_Static_assert(offsetof(struct opa_vnic_tx_decision, vl) == 9, "vl at 9");
+_Static_assert(offsetof(struct opa_vnic_tx_decision, rc) == 10, "rc at 10");
+_Static_assert(offsetof(struct opa_vnic_tx_decision, entropy) == 11, "entropy at 11");
+_Static_assert(sizeof(struct opa_vnic_rx_meta) == 16, "meta is 16 bytes");
+
+VEC_INLINE uint32_t
+vec_load32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* ---- 128 bits: 4 packets ---- */
+
+#define VEC_TRANSPOSE4(W, a, b, c, d) do {					\
+	__typeof__(a) t0_ = _mm##W##_unpacklo_epi32(a, b);				\
+	__typeof__(a) t1_ = _mm##W##_unpacklo_epi32(c, d);				\
+	__typeof__(a) t2_ = _mm##W##_unpackhi_epi32(a, b);				\
+	__typeof__(a) t3_ = _mm##W##_unpackhi_epi32(c, d);				\
+	(a) = _mm##W##_unpacklo_epi64(t0_, t1_);				\
+	(b) = _mm##W##_unpackhi_epi64(t0_, t1_);				\
+	(c) = _mm##W##_unpacklo_epi64(t2_, t3_);				\
+	(d) = _mm##W##_unpackhi_epi64(t2_, t3_);				\
+} while (0)
+
+/*
+ * The field computations shared by all widths (W: "" for 128 bits, 256,
+ * 512). From the transposed decisions dlid, len, b (sc | vl << 8 | rc << 16
+ * | entropy << 24) and the template registers t0..t4, the row registers
+ * pbc, h0..h4.
+ */
+#define VEC_TX_FIELDS(W, SET1, dlid, len, b, t, notclr, pbc, h0, h1, h2, h3) do {	\
+	(pbc) = _mm##W##_and_si##W##_(notclr,					\
+		_mm##W##_or_si##W##_(SET1(OPA_VNIC_PBC_FLAGS),			\
+		_mm##W##_or_si##W##_(						\
+			_mm##W##_slli_epi32(_mm##W##_and_si##W##_(		\
+				_mm##W##_srli_epi32(b, 8), SET1(0xf)), 12),	\
+			_mm##W##_and_si##W##_(_mm##W##_add_epi32(		\
+				_mm##W##_srli_epi32(len, 2), SET1(2)),		\
+				SET1(OPA_VNIC_PBC_LEN_MASK)))));		\
+	(h0) = _mm##W##_or_si##W##_(t[0],					\
+		_mm##W##_slli_epi32(_mm##W##_srli_epi32(len, 3), 20));		\
+	(h1) = _mm##W##_or_si##W##_(t[1], _mm##W##_or_si##W##_(		\
+		_mm##W##_and_si##W##_(dlid, SET1(0xfffff)),			\
+		_mm##W##_or_si##W##_(						\
+			_mm##W##_slli_epi32(_mm##W##_and_si##W##_(b, SET1(0xff)), 20), \
+			_mm##W##_slli_epi32(_mm##W##_and_si##W##_(		\
+				_mm##W##_srli_epi32(b, 16), SET1(0xff)), 25))));	\
+	(h2) = _mm##W##_or_si##W##_(t[2],					\
+		_mm##W##_and_si##W##_(_mm##W##_srli_epi32(dlid, 8), SET1(0xf000)));	\
+	(h3) = _mm##W##_or_si##W##_(t[3], _mm##W##_srli_epi32(b, 24));		\
+} while (0)
+
+/* Intrinsic names differ: _mm_and_si128 vs _mm256_and_si256. */
+#define _mm_and_si_	_mm_and_si128
+#define _mm_or_si_	_mm_or_si128
+#define _mm256_and_si256_	_mm256_and_si256
+#define _mm256_or_si256_	_mm256_or_si256
+#define _mm512_and_si512_	_mm512_and_si512
+#define _mm512_or_si512_	_mm512_or_si512
+
+#define VEC_SET1_128(v)	_mm_set1_epi32((int)(v))
+#define VEC_SET1_256(v)	_mm256_set1_epi32((int)(v))
+#define VEC_SET1_512(v)	_mm512_set1_epi32((int)(v))
+
+struct vec_tx_tmpl128 {
+	__m128i t[5];
+	__m128i notclr;
+};
+
+VEC_INLINE void
+vec_tx_tmpl128_init(struct vec_tx_tmpl128 *v, const struct opa_vnic_tx_ctx *ctx,
+		    uint32_t pbc_clear)
+{
+	unsigned int i;
+
+	for (i = 0; i < 5; i++)
+		v->t[i] = _mm_set1_epi32((int)ctx->hdr_tmpl[i]);
+	v->notclr = _mm_set1_epi32((int)~pbc_clear);
+}
+
+VEC_INLINE void
+vec_tx_build4(const struct vec_tx_tmpl128 *v, const struct opa_vnic_tx_decision *d,
+	      uint8_t *const *dst)
+{
+	__m128i dlid = _mm_loadu_si128((const __m128i *)&d[0]);
+	__m128i len = _mm_loadu_si128((const __m128i *)&d[1]);
+	__m128i b = _mm_loadu_si128((const __m128i *)&d[2]);
+	__m128i pad = _mm_loadu_si128((const __m128i *)&d[3]);
+	__m128i pbc, zero = _mm_setzero_si128(), h0, h1, h1b, h2, h3, h4 = v->t[4];
+	unsigned int k;
+
+	VEC_TRANSPOSE4(, dlid, len, b, pad);
+	VEC_TX_FIELDS(, VEC_SET1_128, dlid, len, b, v->t, v->notclr, pbc, h0, h1, h2, h3);
+	h1b = h1;
+	VEC_TRANSPOSE4(, pbc, zero, h0, h1);
+	VEC_TRANSPOSE4(, h1b, h2, h3, h4);
+	{
+		__m128i ra[4] = { pbc, zero, h0, h1 }, rb[4] = { h1b, h2, h3, h4 };
+
+		for (k = 0; k < 4; k++) {
+			_mm_storeu_si128((__m128i *)dst[k], ra[k]);
+			_mm_storeu_si128((__m128i *)(dst[k] + 12), rb[k]);
+		}
+	}
+}
+
+/*
+ * The receive verdicts, lowest priority first: each later one overrides
+ * (opa_vnic_rx_parse_one() tests them highest first).
+ */
+#define VEC_RX_VERDICT(W, SET1, BLEND, CMPEQ, CMPLT, lo, hi, h0, h1, h2, tail, len, v) do { \
+	__typeof__(len) ones_ = CMPEQ(len, len);					\
+	__typeof__(len) z_ = _mm##W##_xor_si##W(ones_, ones_);			\
+	__typeof__(len) type_ok_ = CMPEQ(_mm##W##_and_si##W##_(			\
+		_mm##W##_srli_epi32(lo, 12), SET1(0xf)), SET1(12));		\
+	__typeof__(len) hdr_bad_ = _mm##W##_or_si##W##_(CMPLT(len, SET1(OPA_VNIC_HDR_LEN)), \
+		_mm##W##_xor_si##W(ones_, CMPEQ(_mm##W##_and_si##W##_(		\
+			_mm##W##_srli_epi32(h1, 29), SET1(3)), SET1(OPA_VNIC_L2_16B)))); \
+	__typeof__(len) eth_ = CMPEQ(_mm##W##_and_si##W##_(h2, SET1(0xff)),		\
+			       SET1(OPA_VNIC_L4_ETHR));				\
+	__typeof__(len) icrc_ = _mm##W##_srai_epi32(hi, 31);				\
+	__typeof__(len) rlen_ = CMPEQ(_mm##W##_and_si##W##_(hi, SET1(1u << 28)),	\
+			       SET1(1u << 28));					\
+	__typeof__(len) rany_ = _mm##W##_xor_si##W(ones_,				\
+		CMPEQ(_mm##W##_srli_epi32(hi, 21), z_));			\
+	__typeof__(len) short_ = CMPLT(len, SET1(OPA_VNIC_MIN_PKT_LEN));		\
+	__typeof__(len) lenmis_ = _mm##W##_xor_si##W(ones_, CMPEQ(len,		\
+		_mm##W##_slli_epi32(_mm##W##_and_si##W##_(			\
+			_mm##W##_srli_epi32(h0, 20), SET1(OPA_VNIC_LEN_MAX)), 3)));	\
+	__typeof__(len) tailbad_ = _mm##W##_xor_si##W(ones_,				\
+		CMPEQ(_mm##W##_and_si##W##_(tail, SET1(0xb8)), z_));		\
+	(v) = BLEND(z_, SET1(OPA_VNIC_RXV_TAIL), tailbad_);			\
+	(v) = BLEND(v, SET1(OPA_VNIC_RXV_LEN), lenmis_);			\
+	(v) = BLEND(v, SET1(OPA_VNIC_RXV_SHORT), short_);			\
+	(v) = BLEND(v, SET1(OPA_VNIC_RXV_RHF), rany_);				\
+	(v) = BLEND(v, SET1(OPA_VNIC_RXV_RHF_LEN), rlen_);			\
+	(v) = BLEND(v, SET1(OPA_VNIC_RXV_ICRC), icrc_);				\
+	(v) = BLEND(SET1(OPA_VNIC_RXV_NOT_ETH), v, eth_);			\
+	(v) = BLEND(v, SET1(OPA_VNIC_RXV_HDR), hdr_bad_);			\
+	(v) = BLEND(SET1(OPA_VNIC_RXV_TYPE), v, type_ok_);			\
+} while (0)
+
+#define _mm_xor_si	_mm_xor_si128
+#define _mm_xor_si128_	_mm_xor_si128
+#define VEC_BLEND128(a, b, m)	_mm_blendv_epi8(a, b, m)
+#define VEC_CMPEQ128(a, b)	_mm_cmpeq_epi32(a, b)
+#define VEC_CMPLT128(a, b)	_mm_cmplt_epi32(a, b)
+
+/* The meta rows from the fields: frame_len, pkey | vesw << 16, entropy | verdict << 8, len. */
+#define VEC_RX_META(W, SET1, len, h2, h3, h4, tail, v, m0, m1, m2, m3) do {		\
+	(m0) = _mm##W##_sub_epi32(_mm##W##_sub_epi32(len, SET1(OPA_VNIC_MIN_PKT_LEN)),	\
+				  _mm##W##_and_si##W##_(tail, SET1(OPA_VNIC_MAX_PAD)));	\
+	(m1) = _mm##W##_or_si##W##_(_mm##W##_srli_epi32(h2, 16),		\
+		_mm##W##_slli_epi32(_mm##W##_and_si##W##_(			\
+			_mm##W##_srli_epi32(h4, 16), SET1(OPA_VNIC_VESW_ID_MASK)), 16)); \
+	(m2) = _mm##W##_or_si##W##_(_mm##W##_and_si##W##_(h3, SET1(0xff)),	\
+				    _mm##W##_slli_epi32(v, 8));			\
+	(m3) = (len);								\
+} while (0)
+
+VEC_INLINE void
+vec_rx_parse4(const uint64_t *rhf, const uint8_t *const *hdr, const uint8_t *tail,
+	      struct opa_vnic_rx_meta *meta)
+{
+	__m128i x0 = _mm_loadu_si128((const __m128i *)rhf);
+	__m128i x1 = _mm_loadu_si128((const __m128i *)(rhf + 2));
+	__m128i lo = _mm_castps_si128(_mm_shuffle_ps(_mm_castsi128_ps(x0), _mm_castsi128_ps(x1),
+						     _MM_SHUFFLE(2, 0, 2, 0)));
+	__m128i hi = _mm_castps_si128(_mm_shuffle_ps(_mm_castsi128_ps(x0), _mm_castsi128_ps(x1),
+						     _MM_SHUFFLE(3, 1, 3, 1)));
+	__m128i h0 = _mm_loadu_si128((const __m128i *)hdr[0]);
+	__m128i h1 = _mm_loadu_si128((const __m128i *)hdr[1]);
+	__m128i h2 = _mm_loadu_si128((const __m128i *)hdr[2]);
+	__m128i h3 = _mm_loadu_si128((const __m128i *)hdr[3]);
+	__m128i h4 = _mm_setr_epi32((int)vec_load32(hdr[0] + 16), (int)vec_load32(hdr[1] + 16),
+				    (int)vec_load32(hdr[2] + 16), (int)vec_load32(hdr[3] + 16));
+	__m128i t = _mm_setr_epi32(tail[0], tail[1], tail[2], tail[3]);
+	__m128i len = _mm_slli_epi32(_mm_and_si128(lo, _mm_set1_epi32(0xfff)), 2);
+	__m128i v, m0, m1, m2, m3;
+
+	VEC_TRANSPOSE4(, h0, h1, h2, h3);
+	VEC_RX_VERDICT(, VEC_SET1_128, VEC_BLEND128, VEC_CMPEQ128, VEC_CMPLT128, lo, hi, h0, h1,
+		       h2, t, len, v);
+	VEC_RX_META(, VEC_SET1_128, len, h2, h3, h4, t, v, m0, m1, m2, m3);
+	VEC_TRANSPOSE4(, m0, m1, m2, m3);
+	_mm_storeu_si128((__m128i *)&meta[0], m0);
+	_mm_storeu_si128((__m128i *)&meta[1], m1);
+	_mm_storeu_si128((__m128i *)&meta[2], m2);
+	_mm_storeu_si128((__m128i *)&meta[3], m3);
+}
+
+/* ---- 256 bits: 8 packets ---- */
+
+#ifdef __AVX2__
+
+struct vec_tx_tmpl256 {
+	__m256i t[5];
+	__m256i notclr;
+};
+
+VEC_INLINE void
+vec_tx_tmpl256_init(struct vec_tx_tmpl256 *v, const struct opa_vnic_tx_ctx *ctx,
+		    uint32_t pbc_clear)
+{
+	unsigned int i;
+
+	for (i = 0; i < 5; i++)
+		v->t[i] = _mm256_set1_epi32((int)ctx->hdr_tmpl[i]);
+	v->notclr = _mm256_set1_epi32((int)~pbc_clear);
+}
+
+/* Lane 0 of row k is packet 2k, lane 1 packet 2k + 1 (two decisions per load). */
+VEC_INLINE void
+vec_tx_build8(const struct vec_tx_tmpl256 *v, const struct opa_vnic_tx_decision *d,
+	      uint8_t *const *dst)
+{
+	__m256i dlid = _mm256_loadu_si256((const __m256i *)&d[0]);
+	__m256i len = _mm256_loadu_si256((const __m256i *)&d[2]);
+	__m256i b = _mm256_loadu_si256((const __m256i *)&d[4]);
+	__m256i pad = _mm256_loadu_si256((const __m256i *)&d[6]);
+	__m256i pbc, zero = _mm256_setzero_si256(), h0, h1, h1b, h2, h3, h4 = v->t[4];
+	unsigned int k;
+
+	VEC_TRANSPOSE4(256, dlid, len, b, pad);
+	VEC_TX_FIELDS(256, VEC_SET1_256, dlid, len, b, v->t, v->notclr, pbc, h0, h1, h2, h3);
+	h1b = h1;
+	VEC_TRANSPOSE4(256, pbc, zero, h0, h1);
+	VEC_TRANSPOSE4(256, h1b, h2, h3, h4);
+	{
+		__m256i ra[4] = { pbc, zero, h0, h1 }, rb[4] = { h1b, h2, h3, h4 };
+
+		for (k = 0; k < 4; k++) {
+			_mm_storeu_si128((__m128i *)dst[2 * k], _mm256_castsi256_si128(ra[k]));
+			_mm_storeu_si128((__m128i *)(dst[2 * k] + 12),
+					 _mm256_castsi256_si128(rb[k]));
+			_mm_storeu_si128((__m128i *)dst[2 * k + 1],
+					 _mm256_extracti128_si256(ra[k], 1));
+			_mm_storeu_si128((__m128i *)(dst[2 * k + 1] + 12),
+					 _mm256_extracti128_si256(rb[k], 1));
+		}
+	}
+}
+
+#define _mm256_xor_si256_	_mm256_xor_si256
+#define VEC_BLEND256(a, b, m)	_mm256_blendv_epi8(a, b, m)
+#define VEC_CMPEQ256(a, b)	_mm256_cmpeq_epi32(a, b)
+#define VEC_CMPLT256(a, b)	_mm256_cmpgt_epi32(b, a)
+
+VEC_INLINE __m256i
+vec_load2x128(const uint8_t *lo, const uint8_t *hi)
+{
+	return _mm256_inserti128_si256(_mm256_castsi128_si256(
+		_mm_loadu_si128((const __m128i *)lo)), _mm_loadu_si128((const __m128i *)hi), 1);
+}
+
+/* Lane 0 holds packets 0..3, lane 1 packets 4..7. */
+VEC_INLINE void
+vec_rx_parse8(const uint64_t *rhf, const uint8_t *const *hdr, const uint8_t *tail,
+	      struct opa_vnic_rx_meta *meta)
+{
+	__m256i x0 = _mm256_loadu_si256((const __m256i *)rhf);
+	__m256i x1 = _mm256_loadu_si256((const __m256i *)(rhf + 4));
+	/* In-lane shuffles give packets 0 1 4 5 | 2 3 6 7: put the pairs back in order. */
+	__m256i lo = _mm256_permute4x64_epi64(_mm256_castps_si256(_mm256_shuffle_ps(
+		_mm256_castsi256_ps(x0), _mm256_castsi256_ps(x1), _MM_SHUFFLE(2, 0, 2, 0))),
+		_MM_SHUFFLE(3, 1, 2, 0));
+	__m256i hi = _mm256_permute4x64_epi64(_mm256_castps_si256(_mm256_shuffle_ps(
+		_mm256_castsi256_ps(x0), _mm256_castsi256_ps(x1), _MM_SHUFFLE(3, 1, 3, 1))),
+		_MM_SHUFFLE(3, 1, 2, 0));
+	__m256i h0 = vec_load2x128(hdr[0], hdr[4]);
+	__m256i h1 = vec_load2x128(hdr[1], hdr[5]);
+	__m256i h2 = vec_load2x128(hdr[2], hdr[6]);
+	__m256i h3 = vec_load2x128(hdr[3], hdr[7]);
+	__m256i h4 = _mm256_setr_epi32((int)vec_load32(hdr[0] + 16), (int)vec_load32(hdr[1] + 16),
+				       (int)vec_load32(hdr[2] + 16), (int)vec_load32(hdr[3] + 16),
+				       (int)vec_load32(hdr[4] + 16), (int)vec_load32(hdr[5] + 16),
+				       (int)vec_load32(hdr[6] + 16), (int)vec_load32(hdr[7] + 16));
+	__m256i t = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)tail));
+	__m256i len = _mm256_slli_epi32(_mm256_and_si256(lo, _mm256_set1_epi32(0xfff)), 2);
+	__m256i v, m0, m1, m2, m3;
+
+	VEC_TRANSPOSE4(256, h0, h1, h2, h3);
+	VEC_RX_VERDICT(256, VEC_SET1_256, VEC_BLEND256, VEC_CMPEQ256, VEC_CMPLT256, lo, hi, h0,
+		       h1, h2, t, len, v);
+	VEC_RX_META(256, VEC_SET1_256, len, h2, h3, h4, t, v, m0, m1, m2, m3);
+	VEC_TRANSPOSE4(256, m0, m1, m2, m3);
+	_mm256_storeu2_m128i((__m128i *)&meta[4], (__m128i *)&meta[0], m0);
+	_mm256_storeu2_m128i((__m128i *)&meta[5], (__m128i *)&meta[1], m1);
+	_mm256_storeu2_m128i((__m128i *)&meta[6], (__m128i *)&meta[2], m2);
+	_mm256_storeu2_m128i((__m128i *)&meta[7], (__m128i *)&meta[3], m3);
+}
+
+#endif /* __AVX2__ */
+
+#endif /* OPA_VNIC_RXTX_VEC_X86_H */
