@@ -9,9 +9,9 @@
 # the three HFIs, nothing quarantined; the PMD ports are Active with the LIDs
 # the SM gave them; opainfo, opasmaquery (NodeInfo, PortInfo, P_KeyTable
 # against a PMD port's LID) print what its SMA holds; opasaquery lists every
-# node from the SM's SA. Needs root (the SM's mount namespace): installs
-# opa-fm, opa-basic-tools and infiniband-diags when missing, and fails when
-# it cannot.
+# node from the SM's SA; no error in the SM's log. Needs root (the SM's
+# mount namespace): installs opa-fm, opa-basic-tools and infiniband-diags
+# when missing, and fails when it cannot.
 set -u
 VNIC_BUILD=$BUILD_ROOT
 # shellcheck source=app/test-vnic/scripts/testpmd_vnic.sh
@@ -162,9 +162,14 @@ expect "$tmp/sa" "NodeGuid: $guid0 "
 expect "$tmp/sa" "NodeGuid: $(printf '0x%016x' $((0x5357000000000000 + lid1))) "
 [ "$(grep -c '^LID: ' "$tmp/sa")" -ge 4 ] || bad "opasaquery: fewer than 4 nodes"
 
-# ---- the SM still sweeping, nothing quarantined ----
+# ---- the SM still sweeping, nothing quarantined, nothing refused ----
 kill -0 "$sm_pid" 2>/dev/null || bad "the SM exited"
 grep -qi "quarantin" "$tmp/fm.log" && bad "a node was quarantined"
+# every Get and Set of a sweep answered (congestion settings included)
+if grep -E "ERROR\[|Bad MAD status" "$tmp/fm.log" >"$tmp/errors"; then
+	head -n 20 "$tmp/errors"
+	bad "errors in the SM's log"
+fi
 
 [ $fail = 0 ] && echo "fm-sweep: all checks passed"
 exit $fail

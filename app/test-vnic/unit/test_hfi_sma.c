@@ -1183,6 +1183,45 @@ test_directed_route(void **state)
 	assert_int_equal(be(resp + 32, 4), 0x22);
 }
 
+/* ---- HFI CongestionSetting ---- */
+
+/*
+ * hfi1's: SL-based Port_Control always, the Control_Map and per-SL entries a
+ * Set leaves (opa-fm sets it on every HFI in each sweep); the answer is the
+ * setting as kept.
+ */
+static void
+test_cong_setting(void **state)
+{
+	uint8_t *d;
+
+	(void)state;
+	d = get(false, HFI_SMP_ATTR_HFI_CONG_SETTING, 0);
+	assert_int_equal(be(d, 4), 0);			/* Control_Map */
+	assert_int_equal(be(d + 4, 2), 1);		/* Port_Control: SL based */
+	smp(false, HFI_SMP_METHOD_SET, HFI_SMP_ATTR_HFI_CONG_SETTING, 0, 0);
+	req[LR_DATA + 3] = 0xff;			/* Control_Map 0x000000ff */
+	req[LR_DATA + 5] = 0;				/* Port_Control: the port's own */
+	req[LR_DATA + 6 + 3 * 6] = 7;			/* SL 3: CCTI_Increase */
+	req[LR_DATA + 6 + 3 * 6 + 1] = 0xee;		/* reserved */
+	req[LR_DATA + 6 + 3 * 6 + 2] = 0x12;		/* CCTI_Timer 0x1234 */
+	req[LR_DATA + 6 + 3 * 6 + 3] = 0x34;
+	req[LR_DATA + 6 + 3 * 6 + 4] = 9;		/* TriggerThreshold */
+	req[LR_DATA + 6 + 3 * 6 + 5] = 2;		/* CCTI_Min */
+	d = answer(0);
+	assert_int_equal(be(d, 4), 0xff);
+	assert_int_equal(be(d + 4, 2), 1);
+	assert_int_equal(be(d + 6 + 3 * 6, 2), 0x0700);	/* reserved byte cleared */
+	d = get(false, HFI_SMP_ATTR_HFI_CONG_SETTING, 0);
+	assert_int_equal(be(d, 4), 0xff);
+	assert_int_equal(be(d + 6 + 3 * 6, 4), 0x07001234);
+	assert_int_equal(be(d + 6 + 3 * 6 + 4, 2), 0x0902);
+	assert_int_equal(be(d + 6 + 2 * 6, 4), 0);	/* SL 2 untouched */
+	/* no Get of the log or table behind it: not a supported attribute here */
+	smp(false, HFI_SMP_METHOD_GET, 0x0091, 0, 0);
+	answer(HFI_SMP_STATUS_UNSUP_METH_ATTR);
+}
+
 /* ---- P_KeyTable ---- */
 
 /*
@@ -1624,6 +1663,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_node_info, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pkey_full_mgmt, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cong_setting, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_node_info_zero_guid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_node_desc, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ib_nodeinfo_probe, setup, teardown),

@@ -620,11 +620,42 @@ test_no_switch(void **state)
 	hfi_dev_close(a);
 }
 
+/* SwitchCongestionSetting: Control_Map, two 256-bit port masks, 4 bytes, 2 x 16 bits */
+#define SW_CONG_SETTING_SIZE	76
+
+/* SwitchCongestionSetting: zero at power-on, what the SM sets it to afterwards. */
+static void
+test_cong_setting(void **state)
+{
+	struct env *env = *state;
+	uint8_t set[SW_CONG_SETTING_SIZE] = { 0 };
+	const uint8_t *a;
+
+	assert_int_equal(sw_query(env, HFI_SMP_METHOD_GET, HFI_SMP_ATTR_SW_CONG_SETTING, 0, NULL,
+				  0), 0);
+	a = answer(env);
+	assert_int_equal(hfi_smp_get_be(a, 4), 0);
+	/* opa-fm with congestion control off: only Threshold/Packet_Size valid, 0 */
+	hfi_smp_put_be(set, 0x4, 4);
+	set[4 + 31] = 0xfe;			/* Victim_Mask: ports 1..7 */
+	hfi_smp_put_be(set + 72, 100, 2);	/* Marking_Rate */
+	assert_int_equal(sw_query(env, HFI_SMP_METHOD_SET, HFI_SMP_ATTR_SW_CONG_SETTING, 0, set,
+				  sizeof(set)), 0);
+	assert_memory_equal(answer(env), set, sizeof(set));
+	assert_int_equal(sw_query(env, HFI_SMP_METHOD_GET, HFI_SMP_ATTR_SW_CONG_SETTING, 0, NULL,
+				  0), 0);
+	assert_memory_equal(answer(env), set, sizeof(set));
+	/* the attribute has no modifier */
+	assert_int_equal(sw_query(env, HFI_SMP_METHOD_SET, HFI_SMP_ATTR_SW_CONG_SETTING, 1, set,
+				  sizeof(set)), HFI_SMP_STATUS_INVALID_FIELD);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_node_and_switch_info, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cong_setting, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_port_info, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_port_states, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tables, setup, teardown),

@@ -98,6 +98,12 @@ struct hfi_sma {
 	uint8_t sc_to_vlnt[HFI_SMP_MAP_SIZE];
 	struct hfi_sma_vl_weight vl_arb[2][HFI_SMA_VL_ARB_ENTRIES];	/* low, high */
 	struct hfi_smp_buffer_control bct;
+	/* HFI CongestionSetting as hfi1 keeps it (cc_sl_control_map, congestion_entries) */
+	uint32_t cc_control_map;
+	struct {
+		uint8_t ccti_increase, trigger_threshold, ccti_min;
+		uint16_t ccti_timer;
+	} cc_entries[HFI_SMP_MAP_SIZE];
 };
 
 /* One SMP being answered: its decoded header and the answer's bytes. */
@@ -1160,6 +1166,68 @@ get_cable_info(struct req *r, uint32_t am, uint8_t *data, uint32_t max_len, uint
 	return V_REPLY;
 }
 
+/* ---- HFI CongestionSetting ---- */
+
+/*
+ * hfi1 __subn_get/set_opa_cong_setting(): Control_Map (32 bits),
+ * Port_Control (16), then per SL {CCTI_Increase, reserved, CCTI_Timer (16),
+ * TriggerThreshold, CCTI_Min}. The port always reports SL-based control
+ * (apply_cc_state()); a Set keeps the map and the entries.
+ */
+#define CC_SETTING_SIZE		(4 + 2 + HFI_SMP_MAP_SIZE * 6)
+#define CC_PORT_CONTROL_SL	0x0001	/* IB_CC_CCS_PC_SL_BASED */
+
+static enum verdict
+get_cong_setting(struct req *r, uint32_t am, uint8_t *data, uint32_t max_len,
+		 uint32_t *resp_len)
+{
+	struct hfi_sma *sma = r->sma;
+	uint8_t *e;
+	unsigned int i;
+
+	(void)am;
+	if (max_len < CC_SETTING_SIZE)
+		return status(r, HFI_SMP_STATUS_INVALID_FIELD);
+	memset(data, 0, CC_SETTING_SIZE);
+	data[0] = (uint8_t)(sma->cc_control_map >> 24);
+	data[1] = (uint8_t)(sma->cc_control_map >> 16);
+	data[2] = (uint8_t)(sma->cc_control_map >> 8);
+	data[3] = (uint8_t)sma->cc_control_map;
+	data[5] = CC_PORT_CONTROL_SL;
+	for (i = 0; i < HFI_SMP_MAP_SIZE; i++) {
+		e = data + 6 + i * 6;
+		e[0] = sma->cc_entries[i].ccti_increase;
+		e[2] = (uint8_t)(sma->cc_entries[i].ccti_timer >> 8);
+		e[3] = (uint8_t)sma->cc_entries[i].ccti_timer;
+		e[4] = sma->cc_entries[i].trigger_threshold;
+		e[5] = sma->cc_entries[i].ccti_min;
+	}
+	add_len(resp_len, CC_SETTING_SIZE);
+	return V_REPLY;
+}
+
+static enum verdict
+set_cong_setting(struct req *r, uint32_t am, uint8_t *data, uint32_t max_len,
+		 uint32_t *resp_len)
+{
+	struct hfi_sma *sma = r->sma;
+	const uint8_t *e;
+	unsigned int i;
+
+	if (max_len < CC_SETTING_SIZE)
+		return status(r, HFI_SMP_STATUS_INVALID_FIELD);
+	sma->cc_control_map = (uint32_t)data[0] << 24 | (uint32_t)data[1] << 16 |
+			      (uint32_t)data[2] << 8 | data[3];
+	for (i = 0; i < HFI_SMP_MAP_SIZE; i++) {
+		e = data + 6 + i * 6;
+		sma->cc_entries[i].ccti_increase = e[0];
+		sma->cc_entries[i].ccti_timer = (uint16_t)(e[2] << 8 | e[3]);
+		sma->cc_entries[i].trigger_threshold = e[4];
+		sma->cc_entries[i].ccti_min = e[5];
+	}
+	return get_cong_setting(r, am, data, max_len, resp_len);
+}
+
 /* ---- Dispatch and Aggregate ---- */
 
 static const struct {
@@ -1180,6 +1248,7 @@ static const struct {
 	{ HFI_SMP_ATTR_CABLE_INFO, get_cable_info, NULL },
 	{ HFI_SMP_ATTR_VL_ARB, get_vl_arb, set_vl_arb },
 	{ HFI_SMP_ATTR_LED_INFO, get_led_info, set_led_info },
+	{ HFI_SMP_ATTR_HFI_CONG_SETTING, get_cong_setting, set_cong_setting },
 };
 
 /* hfi1 subn_get_opa_sma() / subn_set_opa_sma() */

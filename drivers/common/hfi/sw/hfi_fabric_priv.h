@@ -29,7 +29,8 @@
 #include "hfi_switch.h"
 
 #define FAB_MAGIC		UINT64_C(0x4346424641504f31)	/* "1OPAFBFC" */
-#define FAB_VERSION		6	/* 6: MFT of 8192 entries; 5: the switch of sm_managed fabrics */
+/* 7: switch congestion setting; 6: MFT of 8192 entries; 5: the switch of sm_managed fabrics */
+#define FAB_VERSION		7
 #define FAB_MAX_PROCS		64
 #define FAB_CELL_HDR		64
 #define FAB_DATA_PAYLOAD	16384

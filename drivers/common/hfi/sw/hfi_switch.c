@@ -833,6 +833,33 @@ set_mft(struct sreq *r, uint32_t am, uint8_t *data, uint32_t max_len, uint32_t *
 
 /* ---- dispatch ---- */
 
+/* ---- SwitchCongestionSetting ---- */
+
+/*
+ * A switch keeps what the SM sets (Control_Map, the victim and credit masks,
+ * the thresholds, packet size, return delay, marking rate) and answers it
+ * back; the software switch marks no packet, so nothing else follows.
+ */
+static void
+get_cong_setting(struct sreq *r, uint32_t am, uint8_t *data, uint32_t max_len,
+		 uint32_t *resp_len)
+{
+	if (am != 0 || max_len < HFI_SWITCH_CONG_SETTING_SIZE)
+		return fail(r, HFI_SMP_STATUS_INVALID_FIELD);
+	memcpy(data, r->sw->cong_setting, HFI_SWITCH_CONG_SETTING_SIZE);
+	add_len(resp_len, HFI_SWITCH_CONG_SETTING_SIZE);
+}
+
+static void
+set_cong_setting(struct sreq *r, uint32_t am, uint8_t *data, uint32_t max_len,
+		 uint32_t *resp_len)
+{
+	if (am != 0 || max_len < HFI_SWITCH_CONG_SETTING_SIZE)
+		return fail(r, HFI_SMP_STATUS_INVALID_FIELD);
+	memcpy(r->sw->cong_setting, data, HFI_SWITCH_CONG_SETTING_SIZE);
+	get_cong_setting(r, am, data, max_len, resp_len);
+}
+
 static const struct {
 	uint16_t id;
 	attr_fn get;
@@ -854,6 +881,7 @@ static const struct {
 	{ HFI_SMP_ATTR_SC_TO_VLNT, get_sc_to_vlnt, set_sc_to_vlnt },
 	{ HFI_SMP_ATTR_PORT_STATE_INFO, get_psi, set_psi },
 	{ HFI_SMP_ATTR_BUFFER_CONTROL, get_bct, set_bct },
+	{ HFI_SMP_ATTR_SW_CONG_SETTING, get_cong_setting, set_cong_setting },
 };
 
 static void
