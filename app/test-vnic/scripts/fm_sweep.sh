@@ -9,7 +9,9 @@
 # the three HFIs, nothing quarantined; the PMD ports are Active with the LIDs
 # the SM gave them; opainfo, opasmaquery (NodeInfo, PortInfo, P_KeyTable
 # against a PMD port's LID) print what its SMA holds; opasaquery lists every
-# node from the SM's SA; no error in the SM's log. Needs root (the SM's
+# node from the SM's SA; an EM process configures the vports and testpmd
+# forwards 256 frames each way between the processes with no drop; no error
+# in the SM's log. Needs root (the SM's
 # mount namespace): installs opa-fm, opa-basic-tools and infiniband-diags
 # when missing, and fails when it cannot.
 set -u
@@ -161,6 +163,62 @@ expect "$tmp/sa" "Name: fm-test sm"
 expect "$tmp/sa" "NodeGuid: $guid0 "
 expect "$tmp/sa" "NodeGuid: $(printf '0x%016x' $((0x5357000000000000 + lid1))) "
 [ "$(grep -c '^LID: ' "$tmp/sa")" -ge 4 ] || bad "opasaquery: fewer than 4 nodes"
+
+# ---- an EM process configures the vports; testpmd forwards between the processes ----
+"$TEST_VNIC" em --fabric "$fab" --lid 0x50 >"$tmp/em.log" 2>&1 &
+pids+=($!)
+# the EM's port is a node the SM sweeps in first (its SMA answers), then its VEMA MADs pass
+for i in $(seq 300); do
+	[ "$(grep -c -- '-> forwarding' "$tmp/em.log")" -ge 2 ] && break
+	sleep 0.1
+done
+expect "$tmp/em.log" "vesw 1 sw0:0 .*-> forwarding"
+expect "$tmp/em.log" "vesw 1 sw1:0 .*-> forwarding"
+sleep 0.5	# the link-up of the PMD ports follows FORWARDING
+
+# tp N LINE...: lines to testpmd N
+tp() {
+	local n=$1 fd
+	shift
+	eval "fd=\$tp_fd$n"
+	printf '%s\n' "$@" >&"$fd"
+}
+# wait_for FILE N REGEX: until FILE has N lines matching REGEX (10 s at most)
+wait_for() {
+	for i in $(seq 100); do
+		[ "$(grep -cE -- "$3" "$1")" -ge "$2" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# forward FROM TO: 256 frames (8 bursts of 32) from testpmd FROM to TO's MAC, all received
+forward() {
+	local from=$1 to=$2 lid mac k t r
+	eval "lid=\$lid$to"
+	mac=$(vnic_mac 1 $((lid)))
+	k=$(grep -c "Forward statistics for port" "$tmp/tp$to.out")
+	tp "$to" "set fwd rxonly" "start"
+	tp "$from" "set fwd rxonly" "set eth-peer 0 $mac" "start tx_first 8"
+	sleep 1
+	tp "$from" "stop"
+	tp "$to" "stop"
+	wait_for "$tmp/tp$to.out" $((k + 1)) "Forward statistics for port" ||
+		bad "testpmd $to printed no statistics"
+	wait_for "$tmp/tp$from.out" 1 "Forward statistics for port" ||
+		bad "testpmd $from printed no statistics"
+	sleep 0.2
+	t=$(fwd_stat "$tmp/tp$from.out" 0 TX-packets)
+	r=$(fwd_stat "$tmp/tp$to.out" 0 RX-packets)
+	[ "$t" = 256 ] && [ "$r" = 256 ] ||
+		bad "testpmd $from transmitted $t to $mac, testpmd $to received $r"
+	for f in RX-dropped TX-dropped RX-error; do
+		[ "$(fwd_stat "$tmp/tp$from.out" 0 $f)" = 0 ] || bad "testpmd $from: $f"
+		[ "$(fwd_stat "$tmp/tp$to.out" 0 $f)" = 0 ] || bad "testpmd $to: $f"
+	done
+}
+forward 0 1
+forward 1 0
+echo "forwarded 256 frames each way between the two testpmd processes"
 
 # ---- the SM still sweeping, nothing quarantined, nothing refused ----
 kill -0 "$sm_pid" 2>/dev/null || bad "the SM exited"

@@ -10,13 +10,188 @@
 #include "hfi_dev.h"
 #include "hfi_fabric.h"
 #include "hfi_mad.h"
+#include "hfi_sma.h"
+#include "hfi_smp.h"
 #include "opa_vnic_em.h"
 #include "opa_vnic_mad_transport.h"
 
 struct opa_vnic_em {
 	struct hfi_dev *dev;
 	struct opa_vnic_mad_transport mt;
+	/*
+	 * On a fabric run by an SM the EM's port is a node the SM sweeps like
+	 * any other: hfi1's SMA answers for it (the EM's host would have one),
+	 * between the MAD channel and the engine, which sees no SMP.
+	 */
+	struct hfi_sma *sma;
+	struct vema_transport t;
 	struct vema_em *engine;
+};
+
+/* ---- the SMA of the EM's port ---- */
+
+static int
+sma_set_lid(void *ctx, uint32_t lid, uint8_t lmc)
+{
+	struct opa_vnic_em *em = ctx;
+
+	(void)lmc;
+	return lid == hfi_dev_lid(em->dev) ? 0 : hfi_mad_set_lid(em->dev, lid);
+}
+
+static int
+sma_set_pkeys(void *ctx, const uint16_t pkeys[HFI_SMA_NUM_PKEYS])
+{
+	struct opa_vnic_em *em = ctx;
+
+	return hfi_fabric_set_pkeys(hfi_dev_fabric(em->dev), hfi_dev_lid(em->dev), pkeys,
+				    HFI_SMA_NUM_PKEYS);
+}
+
+static int
+sma_set_link(void *ctx, enum hfi_sma_link_req req)
+{
+	(void)ctx;
+	/* a management port: the fabric keeps it open to MADs; Armed/Active are the SMA's */
+	return req == HFI_SMA_LINK_ARMED || req == HFI_SMA_LINK_ACTIVE ? 0 : -ENOTSUP;
+}
+
+static int
+sma_send_trap(void *ctx, uint32_t dlid, uint8_t sl, const void *mad, size_t len)
+{
+	struct opa_vnic_em *em = ctx;
+	struct hfi_mad_addr to = {
+		.lid = dlid,
+		.qpn = HFI_QP0,
+		.sl = sl,
+		.pkey_index = hfi_sma_mgmt_pkey_index(em->sma),
+	};
+
+	return hfi_mad_send(em->dev, &to, mad, len);
+}
+
+static const struct hfi_sma_ops em_sma_ops = {
+	.set_lid = sma_set_lid,
+	.set_pkeys = sma_set_pkeys,
+	.set_link = sma_set_link,
+	.send_trap = sma_send_trap,
+};
+
+static uint16_t
+top_bit(uint16_t mask)
+{
+	return mask == 0 ? 0 : (uint16_t)(1u << (31 - __builtin_clz(mask)));
+}
+
+static int
+em_sma_start(struct opa_vnic_em *em)
+{
+	static const uint16_t pkeys[] = { 0x8001, HFI_SMA_LIM_MGMT_PKEY };	/* hfi1's power-on */
+	struct hfi_fabric_config fc;
+	struct hfi_sma_config cfg;
+	struct hfi_sma_link_info li;
+	struct hfi_fabric_neighbor n;
+	uint64_t guid = hfi_dev_port_guid(em->dev);
+
+	hfi_fabric_get_config(hfi_dev_fabric(em->dev), &fc);
+	if (!fc.sm_managed)
+		return 0;
+	hfi_sma_config_init(&cfg);
+	cfg.node_guid = guid;
+	cfg.port_guid = guid;
+	cfg.system_image_guid = guid;
+	snprintf(cfg.node_desc, sizeof(cfg.node_desc), "%s", hfi_dev_name(em->dev));
+	em->sma = hfi_sma_create(&cfg, &em_sma_ops, em);
+	if (em->sma == NULL)
+		return -errno;
+	hfi_fabric_set_pkeys(hfi_dev_fabric(em->dev), hfi_dev_lid(em->dev), pkeys, 2);
+	hfi_sma_preset(em->sma, hfi_dev_lid(em->dev), pkeys, 2);
+	memset(&li, 0, sizeof(li));
+	if (hfi_dev_neighbor(em->dev, &n) == 0) {
+		li.neighbor_guid = n.guid;
+		li.neighbor_port = n.port;
+		li.neighbor_type = n.node_type;
+		li.mgmt_allowed = n.mgmt_allowed;
+	}
+	/* trained to the widest and fastest it supports */
+	li.link_width_active = top_bit(cfg.link_width_supported);
+	li.link_speed_active = top_bit(cfg.link_speed_supported);
+	li.lwd_tx_active = li.link_width_active;
+	li.lwd_rx_active = li.link_width_active;
+	hfi_sma_link_up(em->sma, &li);
+	/* the software switch's end of the link has no state of its own */
+	hfi_sma_neighbor_normal(em->sma);
+	return 0;
+}
+
+/* An SMP for the SMA: answered (back to where it came from) and kept from the engine. */
+static bool
+em_sma_take(struct opa_vnic_em *em, const struct vema_mad_addr *from, const uint8_t *mad,
+	    size_t len)
+{
+	uint8_t out[HFI_SMP_SIZE];
+	uint16_t tbl[HFI_PKEY_TABLE_SIZE];
+	struct hfi_sma_rx rx = { .slid = from->lid };
+	struct hfi_mad_addr to = { .lid = from->lid, .qpn = HFI_QP0, .sl = from->sl };
+	size_t out_len = sizeof(out);
+	int n;
+
+	if (em->sma == NULL || from->qpn != HFI_QP0)
+		return false;
+	n = hfi_dev_pkey_table(em->dev, tbl, HFI_PKEY_TABLE_SIZE);
+	if (from->pkey_index < n)
+		rx.pkey = tbl[from->pkey_index];
+	if (hfi_sma_process(em->sma, &rx, mad, len, out, &out_len) == 1) {
+		to.pkey_index = from->pkey_index;
+		hfi_mad_send(em->dev, &to, out, out_len);
+	}
+	return true;
+}
+
+static int
+em_t_send(void *priv, const struct vema_mad_addr *to, const void *mad, size_t len)
+{
+	struct opa_vnic_em *em = priv;
+
+	return em->mt.t.ops->send(em->mt.t.priv, to, mad, len);
+}
+
+static int
+em_t_recv(void *priv, struct vema_mad_addr *from, void *buf, size_t *len)
+{
+	struct opa_vnic_em *em = priv;
+	size_t room = *len;
+	int rc;
+
+	for (;;) {
+		*len = room;
+		rc = em->mt.t.ops->recv(em->mt.t.priv, from, buf, len);
+		if (rc < 0 || !em_sma_take(em, from, buf, *len))
+			return rc;
+	}
+}
+
+static int
+em_t_fd(void *priv)
+{
+	struct opa_vnic_em *em = priv;
+
+	return em->mt.t.ops->fd(em->mt.t.priv);
+}
+
+static int
+em_t_find_pkey(void *priv, uint16_t pkey)
+{
+	struct opa_vnic_em *em = priv;
+
+	return em->mt.t.ops->find_pkey(em->mt.t.priv, pkey);
+}
+
+static const struct vema_transport_ops em_t_ops = {
+	.send = em_t_send,
+	.recv = em_t_recv,
+	.fd = em_t_fd,
+	.find_pkey = em_t_find_pkey,
 };
 
 static int
@@ -110,8 +285,15 @@ opa_vnic_em_open(const struct opa_vnic_em_params *p, struct opa_vnic_em **out, c
 		goto fail;
 	}
 	opa_vnic_mad_transport_init(&em->mt, em->dev);
+	rc = em_sma_start(em);
+	if (rc < 0) {
+		snprintf(err, errlen, "cannot start the SMA of %s: %s", name, strerror(-rc));
+		goto fail;
+	}
+	em->t.ops = &em_t_ops;
+	em->t.priv = em;
 	vema_em_params_init(&ep);
-	ep.transport = &em->mt.t;
+	ep.transport = &em->t;
 	ep.em_lid = hfi_dev_lid(em->dev);
 	ep.fabric = &em_fabric_ops;
 	ep.fabric_ctx = em->dev;
@@ -127,6 +309,7 @@ opa_vnic_em_open(const struct opa_vnic_em_params *p, struct opa_vnic_em **out, c
 	*out = em;
 	return 0;
 fail:
+	hfi_sma_destroy(em->sma);
 	if (em->dev != NULL)
 		hfi_dev_close(em->dev);
 	free(dflt);
@@ -140,6 +323,7 @@ opa_vnic_em_close(struct opa_vnic_em *em)
 	if (em == NULL)
 		return;
 	vema_em_destroy(em->engine);
+	hfi_sma_destroy(em->sma);
 	hfi_dev_close(em->dev);
 	free(em);
 }
