@@ -11,7 +11,8 @@
 # against a PMD port's LID) print what its SMA holds; opasaquery lists every
 # node from the SM's SA; an EM process configures the vports and testpmd
 # forwards 256 frames each way between the processes with no drop; no error
-# in the SM's log. Needs root (the SM's
+# in the SM's log; the SM killed and started again changes nothing; a PMD
+# port's link down and up is swept again and Active. Needs root (the SM's
 # mount namespace): installs opa-fm, opa-basic-tools and infiniband-diags
 # when missing, and fails when it cannot.
 set -u
@@ -106,10 +107,32 @@ done
 
 # ---- the SM ----
 mkdir -p /var/lib/opa-fm
-unshare -m sh -c "mount -t tmpfs none /var/lib/opa-fm && exec '$TEST_VNIC' umad-run \
-	--fabric $fab --desc 'fm-test sm' -- $SM -e sm_0 -X $tmp/sm.xml" >"$tmp/sm.out" 2>&1 &
-pids+=($!)
-sm_pid=$!
+sm_start() {
+	unshare -m sh -c "mount -t tmpfs none /var/lib/opa-fm && exec '$TEST_VNIC' umad-run \
+		--fabric $fab --desc 'fm-test sm' -- $SM -e sm_0 -X $tmp/sm.xml" \
+		>>"$tmp/sm.out" 2>&1 &
+	pids+=($!)
+	sm_pid=$!
+}
+# sweeps_after N REGEX: until more than N lines of the SM's log match REGEX (30 s at most)
+sweeps_after() {
+	for i in $(seq 300); do
+		[ "$(grep -cE -- "$2" "$tmp/fm.log")" -gt "$1" ] && return 0
+		kill -0 "$sm_pid" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+# log_errors FROM: errors in the SM's log after line FROM (every Get and Set of
+# its sweeps answered, congestion settings included)
+log_errors() {
+	if tail -n "+$(($1 + 1))" "$tmp/fm.log" | grep -E "ERROR\[|Bad MAD status" >"$tmp/errors"
+	then
+		head -n 20 "$tmp/errors"
+		bad "errors in the SM's log"
+	fi
+}
+sm_start
 # a sweep that found the switch, the SM's HFI and the two PMD ports
 for i in $(seq 300); do
 	grep -qs "DISCOVERY CYCLE END. 1 SWs, 3 HFIs, 3 end ports" "$tmp/fm.log" && break
@@ -223,11 +246,46 @@ echo "forwarded 256 frames each way between the two testpmd processes"
 # ---- the SM still sweeping, nothing quarantined, nothing refused ----
 kill -0 "$sm_pid" 2>/dev/null || bad "the SM exited"
 grep -qi "quarantin" "$tmp/fm.log" && bad "a node was quarantined"
-# every Get and Set of a sweep answered (congestion settings included)
-if grep -E "ERROR\[|Bad MAD status" "$tmp/fm.log" >"$tmp/errors"; then
-	head -n 20 "$tmp/errors"
-	bad "errors in the SM's log"
-fi
+log_errors 0
+
+# ---- the SM killed and started again: nothing changes ----
+END="DISCOVERY CYCLE END. 1 SWs, 4 HFIs, 4 end ports"	# the EM's port too
+kill "$sm_pid"
+wait "$sm_pid" 2>/dev/null
+from=$(wc -l <"$tmp/fm.log")
+n=$(grep -c "$END" "$tmp/fm.log")
+sm_start
+sweeps_after "$n" "$END" || bad "no sweep by the restarted SM"
+n=$(grep -c "$END" "$tmp/fm.log")
+sweeps_after "$n" "$END" || bad "no second sweep by the restarted SM"
+"$TEST_VNIC" fabric show "$fab" >"$tmp/show2"
+for h in sw0 sw1; do
+	grep -q "^$(grep "name $h " "$tmp/show" | cut -d' ' -f1-5) pid [0-9]* role host link up state Active" \
+		"$tmp/show2" || { cat "$tmp/show2"; bad "$h: not Active with the same LID after the restart"; }
+done
+forward 0 1
+log_errors "$from"
+echo "the SM restarted: same LIDs, Active, forwarding"
+
+# ---- a port's link down and up: swept again, Active ----
+"$TEST_VNIC" fabric link "$fab" "$lid0" down >/dev/null || bad "fabric link down"
+"$TEST_VNIC" fabric show "$fab" | grep -q "^port lid $lid0 name sw0 .* link down state Down" ||
+	bad "sw0 not Down after fabric link down"
+n=$(grep -c "$END" "$tmp/fm.log")
+"$TEST_VNIC" fabric link "$fab" "$lid0" up >/dev/null || bad "fabric link up"
+for i in $(seq 300); do
+	"$TEST_VNIC" fabric show "$fab" | grep -q "^port lid $lid0 name sw0 .* link up state Active" &&
+		break
+	sleep 0.1
+done
+"$TEST_VNIC" fabric show "$fab" | grep -q "^port lid $lid0 name sw0 .* link up state Active" ||
+	bad "sw0 not Active again after its link came back"
+sweeps_after "$n" "$END" || bad "no sweep after the link came back"
+sleep 0.5	# the PMD's link-up follows its Active
+forward 0 1
+log_errors "$from"
+grep -qi "quarantin" "$tmp/fm.log" && bad "a node was quarantined"
+echo "sw0's link down and up: Active again, forwarding"
 
 [ $fail = 0 ] && echo "fm-sweep: all checks passed"
 exit $fail
