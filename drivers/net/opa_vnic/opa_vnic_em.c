@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "hfi_dev.h"
 #include "hfi_fabric.h"
@@ -26,7 +27,35 @@ struct opa_vnic_em {
 	struct hfi_sma *sma;
 	struct vema_transport t;
 	struct vema_em *engine;
+	/*
+	 * Under an SM the hosts come from its SA: the HFI nodes of the last
+	 * NodeRecord table it gave (a GetTable sent at most every SA_RETRY_MS).
+	 */
+	uint64_t sa_tid;
+	uint64_t sa_sent_ms;
+	bool sa_valid;
+	unsigned int sa_n;
+	struct vema_em_host_port sa_hosts[HFI_FABRIC_MAX_PORTS];
+	void (*notify)(void *ctx, enum vema_em_note note, const char *msg);
+	void *notify_ctx;
 };
+
+#define SA_CLASS		0x03
+#define SA_CLASS_VERSION	0x80
+#define SA_METHOD_GET_TABLE	0x12
+#define SA_METHOD_GET_TABLE_RESP 0x92
+#define SA_ATTR_NODE_RECORD	0x0011
+#define SA_HDR_SIZE		56	/* MAD 24, RMPP 12, SM_Key 8, AttributeOffset 2+2, ComponentMask 8 */
+#define SA_ATTR_OFFSET		44
+#define SA_NR_NODE_TYPE		(8 + 2)		/* RID (LID, reserved), NodeInfo.NodeType */
+#define SA_NR_NODE_DESC		(8 + 44)	/* after RID and the 44-byte NodeInfo */
+#define SA_RETRY_MS		1000
+#define RMPP_TYPE_DATA		1
+#define RMPP_TYPE_ACK		2
+#define RMPP_FLAG_ACTIVE	0x01
+#define RMPP_FLAG_FIRST		0x02
+#define RMPP_FLAG_LAST		0x04
+#define NODE_TYPE_FI		1
 
 /* ---- the SMA of the EM's port ---- */
 
@@ -148,6 +177,211 @@ em_sma_take(struct opa_vnic_em *em, const struct vema_mad_addr *from, const uint
 	return true;
 }
 
+/* ---- the hosts from the SM's SA ---- */
+
+static uint64_t
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void
+put_be(uint8_t *p, uint64_t v, unsigned int n)
+{
+	while (n-- > 0) {
+		p[n] = (uint8_t)v;
+		v >>= 8;
+	}
+}
+
+static uint64_t
+get_be(const uint8_t *p, unsigned int n)
+{
+	uint64_t v = 0;
+
+	while (n-- > 0)
+		v = v << 8 | *p++;
+	return v;
+}
+
+/* The SM's LID when an SM made the port Active (the SA lives there), else 0. */
+static uint32_t
+em_sm_lid(const struct opa_vnic_em *em)
+{
+	struct hfi_sma_port_view v;
+
+	if (em->sma == NULL)
+		return 0;
+	hfi_sma_port_view(em->sma, &v);
+	return v.port_state == HFI_SMP_PORT_ACTIVE ? v.sm_lid : 0;
+}
+
+/* The P_Key index SA requests go on: full management, else limited. */
+static uint16_t
+em_sa_pkey_index(struct opa_vnic_em *em)
+{
+	int i = em->mt.t.ops->find_pkey(em->mt.t.priv, HFI_SMA_FULL_MGMT_PKEY);
+
+	if (i < 0)
+		i = em->mt.t.ops->find_pkey(em->mt.t.priv, HFI_SMA_LIM_MGMT_PKEY);
+	return i < 0 ? 0 : (uint16_t)i;
+}
+
+/* SubnAdmGetTable(NodeRecord), all of them, unless one was sent lately. */
+static void
+em_sa_query(struct opa_vnic_em *em, uint32_t sm_lid)
+{
+	uint8_t mad[SA_HDR_SIZE + 120] = { 0 };
+	struct hfi_mad_addr to = {
+		.lid = sm_lid,
+		.qpn = HFI_QP1,
+		.qkey = HFI_GSI_QKEY,
+		.pkey_index = em_sa_pkey_index(em),
+	};
+	uint64_t now = mono_ms();
+
+	if (em->sa_sent_ms != 0 && now - em->sa_sent_ms < SA_RETRY_MS)
+		return;
+	em->sa_sent_ms = now;
+	em->sa_tid++;
+	mad[0] = HFI_SMP_BASE_VERSION_OPA;
+	mad[1] = SA_CLASS;
+	mad[2] = SA_CLASS_VERSION;
+	mad[3] = SA_METHOD_GET_TABLE;
+	put_be(mad + 8, em->sa_tid, 8);
+	put_be(mad + 16, SA_ATTR_NODE_RECORD, 2);
+	mad[24] = 1;				/* RMPP version: the answer may be long */
+	hfi_mad_send(em->dev, &to, mad, sizeof(mad));
+}
+
+static void
+em_note(struct opa_vnic_em *em, const char *msg)
+{
+	if (em->notify != NULL)
+		em->notify(em->notify_ctx, VEMA_EM_NOTE_STATE, msg);
+}
+
+/*
+ * The SA's answer: the HFI nodes other than this one, named by the last word
+ * of their NodeDescription (hfi1's "<host> <device>"). A one-segment RMPP
+ * answer is acknowledged, as an RMPP receiver does; a longer one is not read.
+ */
+static bool
+em_sa_take(struct opa_vnic_em *em, const struct vema_mad_addr *from, uint8_t *mad,
+	   size_t len)
+{
+	struct hfi_mad_addr to = {
+		.lid = from->lid,
+		.qpn = HFI_QP1,
+		.qkey = HFI_GSI_QKEY,
+		.pkey_index = from->pkey_index,
+	};
+	unsigned int stride, n = 0;
+	uint8_t flags = mad[26];
+	const uint8_t *rec;
+	char msg[96];
+	size_t end;
+
+	if (len < SA_HDR_SIZE || mad[1] != SA_CLASS || mad[3] != SA_METHOD_GET_TABLE_RESP ||
+	    get_be(mad + 8, 8) != em->sa_tid)
+		return false;
+	if ((flags & RMPP_FLAG_ACTIVE) && mad[25] == RMPP_TYPE_DATA) {
+		uint8_t ack[SA_HDR_SIZE] = { 0 };
+
+		memcpy(ack, mad, 24);
+		ack[4] = ack[5] = 0;
+		ack[24] = mad[24];
+		ack[25] = RMPP_TYPE_ACK;
+		ack[26] = RMPP_FLAG_ACTIVE;
+		memcpy(ack + 28, mad + 28, 4);		/* the segment received */
+		memcpy(ack + 32, mad + 28, 4);		/* new window: nothing more */
+		hfi_mad_send(em->dev, &to, ack, sizeof(ack));
+		if ((flags & (RMPP_FLAG_FIRST | RMPP_FLAG_LAST)) !=
+		    (RMPP_FLAG_FIRST | RMPP_FLAG_LAST)) {
+			em_note(em, "SA: a NodeRecord table of several segments: not read");
+			return true;
+		}
+	}
+	if (get_be(mad + 4, 2) != 0)
+		return true;
+	stride = (unsigned int)get_be(mad + SA_ATTR_OFFSET, 2) * 8;
+	if (stride < SA_NR_NODE_DESC + HFI_SMP_NODE_DESC_SIZE)
+		return true;
+	end = len;
+	if (flags & RMPP_FLAG_ACTIVE) {
+		/* a lone segment's PayloadLength: the SA header (20 bytes) and the records */
+		uint32_t pl = (uint32_t)get_be(mad + 32, 4);
+
+		if (pl >= 20 && 36 + pl < end)
+			end = 36 + pl;
+	}
+	for (rec = mad + SA_HDR_SIZE; rec + stride <= mad + end && n < HFI_FABRIC_MAX_PORTS;
+	     rec += stride) {
+		uint32_t lid = (uint32_t)get_be(rec, 4);
+		char desc[HFI_SMP_NODE_DESC_SIZE + 1];
+		const char *name;
+
+		if (lid == 0 || lid == hfi_dev_lid(em->dev) || rec[SA_NR_NODE_TYPE] != NODE_TYPE_FI)
+			continue;
+		memcpy(desc, rec + SA_NR_NODE_DESC, HFI_SMP_NODE_DESC_SIZE);
+		desc[HFI_SMP_NODE_DESC_SIZE] = '\0';
+		name = strrchr(desc, ' ');
+		name = name != NULL ? name + 1 : desc;
+		em->sa_hosts[n].lid = lid;
+		snprintf(em->sa_hosts[n].name, sizeof(em->sa_hosts[n].name), "%.*s",
+			 (int)sizeof(em->sa_hosts[n].name) - 1, name);
+		n++;
+	}
+	if (!em->sa_valid || n != em->sa_n) {
+		snprintf(msg, sizeof(msg), "SA at LID 0x%x: %u HFI nodes besides this one",
+			 from->lid, n);
+		em_note(em, msg);
+	}
+	em->sa_n = n;
+	em->sa_valid = true;
+	return true;
+}
+
+/*
+ * The hosts as the SA last listed them; a new GetTable goes out when one is
+ * due. None before the SM made this port Active and its SA answered.
+ */
+static int
+em_sa_host_ports(struct opa_vnic_em *em, struct vema_em_host_port *ports, unsigned int max)
+{
+	uint32_t sm_lid = em_sm_lid(em);
+	unsigned int i;
+
+	if (sm_lid != 0)
+		em_sa_query(em, sm_lid);
+	if (!em->sa_valid)
+		return 0;
+	for (i = 0; i < em->sa_n && i < max; i++)
+		ports[i] = em->sa_hosts[i];
+	return (int)i;
+}
+
+static int
+em_sa_resolve(struct opa_vnic_em *em, const char *name, uint32_t *lid)
+{
+	uint32_t sm_lid = em_sm_lid(em);
+	unsigned int i;
+
+	if (sm_lid != 0)
+		em_sa_query(em, sm_lid);
+	if (!em->sa_valid)
+		return -EAGAIN;		/* cannot be told yet: the member stays */
+	for (i = 0; i < em->sa_n; i++)
+		if (strcmp(em->sa_hosts[i].name, name) == 0) {
+			*lid = em->sa_hosts[i].lid;
+			return 0;
+		}
+	return -ENOENT;
+}
+
 static int
 em_t_send(void *priv, const struct vema_mad_addr *to, const void *mad, size_t len)
 {
@@ -166,7 +400,8 @@ em_t_recv(void *priv, struct vema_mad_addr *from, void *buf, size_t *len)
 	for (;;) {
 		*len = room;
 		rc = em->mt.t.ops->recv(em->mt.t.priv, from, buf, len);
-		if (rc < 0 || !em_sma_take(em, from, buf, *len))
+		if (rc < 0 || (!em_sma_take(em, from, buf, *len) &&
+			       !(em->sma != NULL && em_sa_take(em, from, buf, *len))))
 			return rc;
 	}
 }
@@ -209,8 +444,13 @@ fabric_ports(struct hfi_dev *dev, struct hfi_fabric_port_info *info)
 static int
 em_resolve(void *ctx, const char *name, uint32_t *lid)
 {
+	struct opa_vnic_em *em = ctx;
 	struct hfi_fabric_port_info info[HFI_FABRIC_MAX_PORTS];
-	int i, n = fabric_ports(ctx, info);
+	int i, n;
+
+	if (em->sma != NULL)
+		return em_sa_resolve(em, name, lid);
+	n = fabric_ports(em->dev, info);
 
 	if (n < 0)
 		return n;	/* not "absent": the fabric could not be read */
@@ -226,9 +466,14 @@ em_resolve(void *ctx, const char *name, uint32_t *lid)
 static int
 em_host_ports(void *ctx, struct vema_em_host_port *ports, unsigned int max)
 {
+	struct opa_vnic_em *em = ctx;
 	struct hfi_fabric_port_info info[HFI_FABRIC_MAX_PORTS];
-	int i, n = fabric_ports(ctx, info);
 	unsigned int k = 0;
+	int i, n;
+
+	if (em->sma != NULL)
+		return em_sa_host_ports(em, ports, max);
+	n = fabric_ports(em->dev, info);
 
 	for (i = 0; i < n && k < max; i++) {
 		if (info[i].role != HFI_ROLE_HOST || info[i].link != HFI_LINK_UP)
@@ -296,7 +541,9 @@ opa_vnic_em_open(const struct opa_vnic_em_params *p, struct opa_vnic_em **out, c
 	ep.transport = &em->t;
 	ep.em_lid = hfi_dev_lid(em->dev);
 	ep.fabric = &em_fabric_ops;
-	ep.fabric_ctx = em->dev;
+	ep.fabric_ctx = em;
+	em->notify = p->notify;
+	em->notify_ctx = p->notify_ctx;
 	if (p->poll_interval_ms != 0)
 		ep.poll_interval_ms = p->poll_interval_ms;
 	ep.notify = p->notify;
