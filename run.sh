@@ -7,8 +7,9 @@
 # ./run.sh setup      install what is missing and build (no tests)
 # ./run.sh fuzz [S]   run the libFuzzer targets for S seconds each (default 60)
 # ./run.sh bench [..] benchmarks beside baselines run side by side (devtools/bench.sh --help)
+# ./run.sh soak [M]   M minutes (default 10) of traffic under churn, every frame accounted for
 #
-# Build trees: build/ (default), build-asan/ (ASan+UBSan: unit and EAL suites), build-fuzz/
+# Build trees: build/ (default), build-asan/ (ASan+UBSan: unit, EAL and e2e suites), build-fuzz/
 # (clang), build-dpdk<version>/ (against the DPDK 24.11 of OPA_VNIC_DPDK_SRC, when set).
 set -eu
 
@@ -33,11 +34,13 @@ cmd_test() {
 	opa_setup "$BUILD"
 	echo "==== tests: $BUILD"
 	meson test -C "$BUILD" --print-errorlogs --num-processes 2 || rc=1
-	# The pure code and the PMD in EAL again under AddressSanitizer and UndefinedBehaviorSanitizer.
+	# The pure code, the PMD in EAL programs and in dpdk-testpmd (the sanitizer
+	# runtime preloaded before it) again under AddressSanitizer and UBSan.
 	opa_setup "$asan" -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
-	echo "==== tests: $asan (suites unit, eal)"
+	echo "==== tests: $asan (suites unit, eal, e2e)"
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-		meson test -C "$asan" --suite unit --suite eal --print-errorlogs --num-processes 2 ||
+		meson test -C "$asan" --suite unit --suite eal --suite e2e --print-errorlogs \
+		--num-processes 2 ||
 		rc=1
 	echo "==== fuzz smoke (libFuzzer, 10 s per target)"
 	fuzz_build
@@ -84,6 +87,11 @@ cmd_fuzz() {
 	"$OPA_TOP/devtools/fuzz.sh" "$OPA_TOP/build-fuzz" "${1:-60}"
 }
 
+cmd_soak() {
+	opa_setup "$BUILD"
+	"$OPA_TOP/devtools/soak.sh" "$BUILD" "${1:-10}"
+}
+
 cmd_bench() {
 	opa_setup "$BUILD"
 	"$OPA_TOP/devtools/bench.sh" --build "$BUILD" "$@"
@@ -95,8 +103,9 @@ demo) cmd_demo ;;
 test) cmd_test ;;
 fuzz) shift; cmd_fuzz "$@" ;;
 bench) shift; cmd_bench "$@" ;;
+soak) shift; cmd_soak "$@" ;;
 *)
-	sed -n '4,10p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '4,11p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 	;;
 esac

@@ -122,6 +122,7 @@ void pt_test_demux(void **state);
 void pt_test_multi_lcore(void **state);
 void pt_test_rxq_share(void **state);
 void pt_test_restart(void **state);
+void pt_test_rx_order(void **state);
 void pt_test_tx_ring(void **state);
 void pt_test_rx_errors(void **state);
 void pt_test_tx_paths(void **state);

@@ -25,6 +25,7 @@ static const struct pt_scenario scenarios[] = {
 	{ "multi-lcore", "0@0,1@1,2@0,3@1", pt_test_multi_lcore },
 	{ "rxq-share", NULL, pt_test_rxq_share },
 	{ "restart", "0@0,1@1,2@0", pt_test_restart },
+	{ "rx-order", NULL, pt_test_rx_order },
 	{ "tx-ring", NULL, pt_test_tx_ring },
 	{ "rx-errors", NULL, pt_test_rx_errors },
 	{ "tx-paths", NULL, pt_test_tx_paths },

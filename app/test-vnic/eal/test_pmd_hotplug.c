@@ -83,6 +83,37 @@ cycle_em(void)
 	pt_assert_pool_full(pt_mp);
 }
 
+/*
+ * A vport removed and probed again while the other vport of its HFI and the
+ * peers on another HFI stay open: frames both ways, then frames left waiting
+ * in its receive context when it goes. peer2 is the peer of its vswitch.
+ */
+static void
+cycle_second(uint16_t peer2)
+{
+	struct rte_ether_addr mb, mp2 = pt_mac(peer2);
+	struct rte_mbuf *m[32];
+	unsigned int j;
+	uint16_t b;
+
+	assert_int_equal(pt_probe("net_opa_vnic2,hfi=sw0,lid=1,vport=1,em=off,vesw_id=2", &b), 0);
+	assert_int_equal(pt_port_setup(b, 1, 1, pt_mp, 0), 0);
+	mb = pt_mac(b);
+	for (j = 0; j < 32; j++)
+		m[j] = pt_frame(pt_mp, &mb, peer2, PT_UCAST, j, (uint16_t)j, 64);
+	assert_int_equal(pt_tx(peer2, 0, m, 32), 32);
+	assert_int_equal(pt_rx(&b, 1, NULL, NULL, 32, PT_WAIT_MS), 32);
+	for (j = 0; j < 32; j++)
+		m[j] = pt_frame(pt_mp, &mp2, b, PT_UCAST, j, (uint16_t)j, 64);
+	assert_int_equal(pt_tx(b, 0, m, 32), 32);
+	assert_int_equal(pt_rx(&peer2, 1, NULL, NULL, 32, PT_WAIT_MS), 32);
+	for (j = 0; j < 32; j++)
+		m[j] = pt_frame(pt_mp, &mb, peer2, PT_UCAST, j, (uint16_t)j, 64);
+	assert_int_equal(pt_tx(peer2, 0, m, 32), 32);
+	rte_delay_ms(5);
+	pt_port_remove(b);
+}
+
 void
 pt_test_hotplug(void **state)
 {
@@ -107,5 +138,33 @@ pt_test_hotplug(void **state)
 				 now.heap_allocsz_bytes, base.heap_allocsz_bytes);
 		assert_int_equal(count_entries("/proc/self/task"), threads);
 		assert_int_equal(count_entries("/proc/self/fd"), fds);
+	}
+	/* One vport of an HFI that stays open, again and again. */
+	{
+		uint16_t a, peer1, peer2;
+
+		assert_int_equal(pt_probe("net_opa_vnic0,hfi=sw0,lid=1,vport=0,em=off,vesw_id=1",
+					  &a), 0);
+		assert_int_equal(pt_probe("net_opa_vnic1,hfi=sw1,lid=2,vport=0,em=off,vesw_id=1",
+					  &peer1), 0);
+		assert_int_equal(pt_probe("net_opa_vnic3,hfi=sw1,lid=2,vport=1,em=off,vesw_id=2",
+					  &peer2), 0);
+		assert_int_equal(pt_port_setup(a, 1, 1, pt_mp, 0), 0);
+		assert_int_equal(pt_port_setup(peer1, 1, 1, pt_mp, 0), 0);
+		assert_int_equal(pt_port_setup(peer2, 1, 1, pt_mp, 0), 0);
+		cycle_second(peer2);
+		rte_malloc_get_socket_stats(0, &base);
+		for (i = 0; i < 10; i++) {
+			cycle_second(peer2);
+			rte_malloc_get_socket_stats(0, &now);
+			if (now.heap_allocsz_bytes != base.heap_allocsz_bytes)
+				fail_msg("second vport, cycle %u: DPDK heap %zu bytes, %zu after "
+					 "the first", i, now.heap_allocsz_bytes,
+					 base.heap_allocsz_bytes);
+		}
+		pt_port_remove(a);
+		pt_port_remove(peer1);
+		pt_port_remove(peer2);
+		pt_assert_pool_full(pt_mp);
 	}
 }

@@ -824,3 +824,69 @@ pt_test_tx_ring(void **state)
 	}
 	pt_assert_pool_full(pt_mp);
 }
+
+/* ---- order across an RSM change ---- */
+
+struct order_check {
+	uint32_t next;			/* the sequence number expected */
+	unsigned int bad, late;
+};
+
+static void
+order_cb(uint16_t port, uint16_t q, struct rte_mbuf *m, void *arg)
+{
+	struct order_check *c = arg;
+	struct pt_payload p;
+
+	RTE_SET_USED(port);
+	RTE_SET_USED(q);
+	if (pt_parse(m, &p) != 0)
+		c->bad++;
+	else if (p.seq != c->next)
+		c->late++;
+	c->next = p.seq + 1;
+}
+
+/*
+ * Frames of a vport that waited in its HFI's shared context (they arrived
+ * while the vport was stopped and nothing drained that context) and frames
+ * that arrive in its own context once it starts and the RSM steers its vesw
+ * there: it receives them in the order they were sent, the older first.
+ */
+void
+pt_test_rx_order(void **state)
+{
+	struct order_check c = { 0 };
+	struct rte_ether_addr mr;
+	struct rte_mbuf *m[32];
+	uint16_t s, r, other;
+	unsigned int i, j;
+
+	RTE_SET_USED(state);
+	s = probe(0, 0, 0, 2, "");
+	r = probe(1, 1, 0, 2, "");
+	other = probe(2, 1, 1, 3, "");	/* keeps the shared context of HFI 1 up */
+	assert_int_equal(pt_port_setup(s, 1, 1, pt_mp, 0), 0);
+	assert_int_equal(pt_port_setup(r, 1, 1, pt_mp, 0), 0);
+	assert_int_equal(pt_port_setup(other, 1, 1, pt_mp, 0), 0);
+	mr = pt_mac(r);
+	assert_int_equal(rte_eth_dev_stop(r), 0);
+	for (i = 0; i < 2; i++) {
+		/* i == 0: r stopped, its vesw goes to the shared context, nobody drains it */
+		for (j = 0; j < 32; j++)
+			m[j] = pt_frame(pt_mp, &mr, s, PT_UCAST, i * 32 + j, 0, 64);
+		assert_int_equal(pt_tx(s, 0, m, 32), 32);
+		rte_delay_ms(20);
+		if (i == 0)
+			assert_int_equal(rte_eth_dev_start(r), 0);
+	}
+	assert_int_equal(pt_rx(&r, 1, order_cb, &c, 64, PT_WAIT_MS), 64);
+	assert_int_equal(c.bad, 0);
+	if (c.late != 0)
+		fail_msg("%u frames out of order", c.late);
+	assert_int_equal(c.next, 64);
+	pt_port_remove(s);
+	pt_port_remove(r);
+	pt_port_remove(other);
+	pt_assert_pool_full(pt_mp);
+}

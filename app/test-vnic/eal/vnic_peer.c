@@ -15,7 +15,17 @@
  * frame; frames of a vport arrive in order, so once the peer reports "end"
  * every frame sent before it has arrived or was lost.
  *
+ * With --churn MS (the soak), traffic starts at SIGUSR2 (when the soak saw
+ * every link up on both sides), then every MS milliseconds one change while
+ * traffic runs: a unicast MAC added to a port (the EM then programs the
+ * peer's MAC table; the oldest of 3 is removed), or, every fourth time, a
+ * vport other than 0 removed and probed again (the EM configures it anew).
+ * The summary then also gives each port's counted drops (receive and
+ * transmit, over every incarnation of the vport) and whether the pool got
+ * every mbuf back, so that the soak can account for every frame.
+ *
  * test_vnic_peer --fabric SPEC --hfi swN --lid LID --peer-lid LID [--vports N]
+ *                [--churn MS]
  */
 
 #include <getopt.h>
@@ -29,7 +39,9 @@
 #include <rte_cycles.h>
 #include <rte_dev.h>
 #include <rte_eal.h>
+#include <ethdev_driver.h>
 #include <rte_ethdev.h>
+#include <rte_malloc.h>
 #include <rte_mbuf.h>
 
 #include "eal_env.h"
@@ -55,20 +67,45 @@ struct port_state {
 	bool up;			/* atomic: written by the LSC callback */
 	unsigned int ups, downs;	/* atomic */
 	uint64_t sent, received, out_of_order, foreign;
+	uint64_t backwards;		/* of the out_of_order: seq below the expected */
 	uint64_t first_seq;		/* of the first frame received (those before were
 					 * sent before this port was up) */
 	uint64_t next_seq;		/* expected from the peer */
 	bool end_sent;			/* the end-of-traffic frame is on its way */
+	uint64_t rx_dropped, tx_dropped;	/* counted by the PMD, earlier incarnations */
+	struct rte_ether_addr extra[3];	/* --churn: unicast MACs added, oldest first */
+	unsigned int n_extra;
+	unsigned int reprobes;
 };
 
 static struct port_state ports[MAX_PORTS];
-static volatile sig_atomic_t stop_sending, stop;
+
+/*
+ * The PMD's counters of frames it dropped (doc/guides/nics/opa_vnic.rst):
+ * every frame the peer sent that did not arrive is in exactly one of them,
+ * on this side (transmit) or the peer's (receive), or in the fabric's.
+ * rx_fifo_errors includes the header-queue overflows the HFI counts and
+ * the frames dropped for want of an mbuf or a chunk.
+ */
+static const char *const rx_drop_xstats[] = {
+	"rx_fifo_errors", "rx_nohandler_dropped", "rx_drop_state_dropped", "rx_runt_errors",
+	"rx_oversize_errors", "rx_icrc_errors", "rx_rhf_errors", "rx_rcv_type_errors",
+	"rx_len_field_errors", "rx_tail_errors", "rx_hdr_errors", "rx_pkey_errors",
+	"rx_mac_filter_dropped", "rx_flushed_packets",
+};
+static const char *const tx_drop_xstats[] = {
+	"tx_fifo_errors", "tx_carrier_errors", "tx_dlid_zero_errors", "tx_drop_state_dropped",
+	"tx_oversize_errors", "tx_seg_errors", "tx_aborted_errors",
+};
+static volatile sig_atomic_t stop_sending, stop, go = 1;
 
 static void
 on_signal(int sig)
 {
 	if (sig == SIGUSR1)
 		stop_sending = 1;
+	else if (sig == SIGUSR2)
+		go = 1;
 	else
 		stop = 1;
 }
@@ -119,6 +156,95 @@ port_open(unsigned int i, const char *hfi, const char *fabric, uint32_t lid, uin
 	if (rc != 0)
 		fprintf(stderr, "peer: %s: %s\n", args, rte_strerror(-rc));
 	return rc;
+}
+
+static uint64_t
+xstats_sum(uint16_t port_id, const char *const *names, unsigned int n)
+{
+	uint64_t sum = 0, v;
+	unsigned int k;
+
+	for (k = 0; k < n; k++) {
+		uint64_t id;
+
+		if (rte_eth_xstats_get_id_by_name(port_id, names[k], &id) == 0 &&
+		    rte_eth_xstats_get_by_id(port_id, &id, &v, 1) == 1)
+			sum += v;
+	}
+	return sum;
+}
+
+/* What the PMD counted for port i so far, earlier incarnations included. */
+static void
+port_drops(unsigned int i, uint64_t *rx, uint64_t *tx)
+{
+	struct port_state *p = &ports[i];
+
+	*rx = p->rx_dropped + xstats_sum(p->id, rx_drop_xstats, RTE_DIM(rx_drop_xstats));
+	*tx = p->tx_dropped + xstats_sum(p->id, tx_drop_xstats, RTE_DIM(tx_drop_xstats));
+}
+
+/* Remove vport i and probe it again: its counters so far are kept. */
+static int
+port_reprobe(unsigned int i, const char *hfi, const char *fabric, uint32_t lid,
+	     uint32_t peer_lid, struct rte_mempool *mp)
+{
+	struct port_state *p = &ports[i];
+	char name[32];
+	int rc;
+
+	snprintf(name, sizeof(name), "net_opa_vnic%u", i);
+	rte_eth_dev_callback_unregister(p->id, RTE_ETH_EVENT_INTR_LSC, on_lsc, p);
+	__atomic_store_n(&p->up, false, __ATOMIC_RELEASE);
+	rc = rte_eth_dev_stop(p->id);
+	if (rc == 0)
+		port_drops(i, &p->rx_dropped, &p->tx_dropped);
+	if (rc == 0)
+		rc = rte_eal_hotplug_remove("vdev", name);
+	p->n_extra = 0;
+	p->reprobes++;
+	if (rc == 0)
+		rc = port_open(i, hfi, fabric, lid, peer_lid, mp);
+	if (rc != 0)
+		fprintf(stderr, "peer: re-probe of %s: %s\n", name, rte_strerror(-rc));
+	return rc;
+}
+
+/* A unicast MAC more on port i (the oldest of 3 goes): the EM updates the peer's table. */
+static int
+port_mac_churn(unsigned int i, unsigned int step)
+{
+	struct port_state *p = &ports[i];
+	struct rte_ether_addr a = { .addr_bytes = { 0x02, 0xee, (uint8_t)getpid(), (uint8_t)i,
+						    (uint8_t)(step >> 8), (uint8_t)step } };
+	int rc = 0;
+
+	if (p->n_extra == RTE_DIM(p->extra)) {
+		rc = rte_eth_dev_mac_addr_remove(p->id, &p->extra[0]);
+		memmove(&p->extra[0], &p->extra[1], sizeof(p->extra) - sizeof(p->extra[0]));
+		p->n_extra--;
+	}
+	if (rc == 0)
+		rc = rte_eth_dev_mac_addr_add(p->id, &a, 0);
+	if (rc == 0)
+		p->extra[p->n_extra++] = a;
+	else
+		fprintf(stderr, "peer: port %u: MAC churn: %s\n", i, rte_strerror(-rc));
+	return rc;
+}
+
+/* DPDK heap in use, every socket: the same before the ports and after them. */
+static size_t
+heap_in_use(void)
+{
+	struct rte_malloc_socket_stats st;
+	unsigned int k;
+	size_t sum = 0;
+
+	for (k = 0; k < rte_socket_count(); k++)
+		if (rte_malloc_get_socket_stats(rte_socket_id_by_idx(k), &st) == 0)
+			sum += st.heap_allocsz_bytes;
+	return sum;
 }
 
 static void
@@ -197,6 +323,13 @@ port_receive(unsigned int i)
 				p->first_seq = f->seq;
 			} else if (f->seq != p->next_seq) {
 				p->out_of_order++;
+				if (f->seq < p->next_seq && p->backwards++ < 8) {
+					/* a duplicate or a reordering */
+					printf("port %u: frame %" PRIu64 " after %" PRIu64
+					       " (reprobes %u)\n", i, f->seq, p->next_seq - 1,
+					       p->reprobes);
+					fflush(stdout);
+				}
 			}
 			if (p->received == PEER_MILESTONE) {
 				printf("port %u: %u frames received\n", i, PEER_MILESTONE);
@@ -210,7 +343,7 @@ port_receive(unsigned int i)
 
 static int
 parse(int argc, char **argv, const char **fabric, const char **hfi, uint32_t *lid,
-      uint32_t *peer_lid, unsigned int *nports)
+      uint32_t *peer_lid, unsigned int *nports, unsigned int *churn_ms)
 {
 	static const struct option opts[] = {
 		{ "fabric", required_argument, NULL, 'f' },
@@ -218,6 +351,7 @@ parse(int argc, char **argv, const char **fabric, const char **hfi, uint32_t *li
 		{ "lid", required_argument, NULL, 'l' },
 		{ "peer-lid", required_argument, NULL, 'p' },
 		{ "vports", required_argument, NULL, 'n' },
+		{ "churn", required_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -239,6 +373,9 @@ parse(int argc, char **argv, const char **fabric, const char **hfi, uint32_t *li
 		case 'n':
 			*nports = (unsigned int)strtoul(optarg, NULL, 0);
 			break;
+		case 'c':
+			*churn_ms = (unsigned int)strtoul(optarg, NULL, 0);
+			break;
 		default:
 			return -1;
 		}
@@ -252,16 +389,19 @@ main(int argc, char **argv)
 {
 	const char *fabric = NULL, *hfi = NULL;
 	uint32_t lid = 0, peer_lid = 0;
-	unsigned int nports = 2, i;
+	unsigned int nports = 2, churn_ms = 0, step = 0, i;
+	uint64_t next_churn = 0;
 	char prefix[64], lcores[128];
 	char *eal[] = { argv[0], (char *)"--no-huge", (char *)"-m", (char *)"256",
 			(char *)"--no-pci", (char *)"--no-shconf", (char *)"--no-telemetry",
 			prefix, (char *)"--log-level=pmd.net.opa_vnic:info", lcores, NULL };
 	struct rte_mempool *mp;
+	struct rte_eth_dev *dummy;
+	size_t heap_before, heap_after;
 
-	if (parse(argc, argv, &fabric, &hfi, &lid, &peer_lid, &nports) != 0) {
+	if (parse(argc, argv, &fabric, &hfi, &lid, &peer_lid, &nports, &churn_ms) != 0) {
 		fprintf(stderr, "usage: %s --fabric SPEC --hfi swN --lid LID --peer-lid LID "
-			"[--vports 1..%d]\n", argv[0], MAX_PORTS);
+			"[--vports 1..%d] [--churn MS]\n", argv[0], MAX_PORTS);
 		return 2;
 	}
 	snprintf(prefix, sizeof(prefix), "--file-prefix=opa-vnic-peer-%d", (int)getpid());
@@ -271,8 +411,17 @@ main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
 	signal(SIGUSR1, on_signal);
+	signal(SIGUSR2, on_signal);
+	/* The soak counts from a start where both sides are up: SIGUSR2 starts it. */
+	if (churn_ms != 0)
+		go = 0;
 	if (rte_eal_init((int)RTE_DIM(eal) - 1, eal) < 0)
 		return 1;
+	/* ethdev keeps its port data from the first port on: reserved before counting. */
+	dummy = rte_eth_dev_allocate("peer_warm_up");
+	if (dummy != NULL)
+		rte_eth_dev_release_port(dummy);
+	heap_before = heap_in_use();
 	mp = rte_pktmbuf_pool_create("peer_pool", 8192, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 				     SOCKET_ID_ANY);
 	for (i = 0; mp != NULL && i < nports; i++)
@@ -286,10 +435,25 @@ main(int argc, char **argv)
 	fflush(stdout);
 	/* Poll every millisecond until SIGTERM, then report. */
 	while (!stop) {
+		if (churn_ms != 0 && go && next_churn == 0)
+			next_churn = rte_get_timer_cycles() + rte_get_timer_hz() * churn_ms / 1000;
+		if (next_churn != 0 && !stop_sending && rte_get_timer_cycles() >= next_churn) {
+			int rc;
+
+			if (step % 4 == 3 && nports > 1)
+				rc = port_reprobe(1 + (step / 4) % (nports - 1), hfi, fabric, lid,
+						  peer_lid, mp);
+			else
+				rc = port_mac_churn(step % nports, step);
+			if (rc != 0)
+				break;
+			step++;
+			next_churn = rte_get_timer_cycles() + rte_get_timer_hz() * churn_ms / 1000;
+		}
 		for (i = 0; i < nports; i++) {
 			bool up = __atomic_load_n(&ports[i].up, __ATOMIC_ACQUIRE);
 
-			if (!stop_sending && up)
+			if (!stop_sending && up && go)
 				port_send(i, mp);
 			else if (stop_sending && up && !ports[i].end_sent)
 				port_send_end(i, mp);
@@ -299,21 +463,29 @@ main(int argc, char **argv)
 	}
 	for (i = 0; i < nports; i++) {
 		struct port_state *p = &ports[i];
+		uint64_t rx_drops, tx_drops;
 
+		rte_eth_dev_callback_unregister(p->id, RTE_ETH_EVENT_INTR_LSC, on_lsc, p);
+		rte_eth_dev_stop(p->id);
+		/* After the stop: what its queues held is counted too. */
+		port_drops(i, &rx_drops, &tx_drops);
 		printf("summary port %u: sent %" PRIu64 " received %" PRIu64 " first_seq %" PRIu64
-		       " out_of_order %" PRIu64 " foreign %" PRIu64 " ups %u downs %u\n", i,
+		       " out_of_order %" PRIu64 " foreign %" PRIu64 " ups %u downs %u"
+		       " rx_dropped %" PRIu64 " tx_dropped %" PRIu64 " reprobes %u backwards %"
+		       PRIu64 "\n", i,
 		       p->sent, p->received, p->first_seq, p->out_of_order, p->foreign,
 		       __atomic_load_n(&p->ups, __ATOMIC_ACQUIRE),
-		       __atomic_load_n(&p->downs, __ATOMIC_ACQUIRE));
+		       __atomic_load_n(&p->downs, __ATOMIC_ACQUIRE), rx_drops, tx_drops,
+		       p->reprobes, p->backwards);
 	}
-	fflush(stdout);
-	for (i = 0; i < nports; i++) {
-		rte_eth_dev_callback_unregister(ports[i].id, RTE_ETH_EVENT_INTR_LSC, on_lsc,
-						&ports[i]);
-		rte_eth_dev_stop(ports[i].id);
+	for (i = 0; i < nports; i++)
 		rte_eth_dev_close(ports[i].id);
-	}
+	printf("summary pool: %u of %u mbufs back\n", rte_mempool_avail_count(mp), mp->size);
 	rte_mempool_free(mp);
+	heap_after = heap_in_use();
+	printf("summary heap: %zu bytes in use before the ports, %zu after them\n", heap_before,
+	       heap_after);
+	fflush(stdout);
 	eal_finish();
 	return 0;
 }

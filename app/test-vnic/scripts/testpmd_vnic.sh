@@ -8,6 +8,17 @@
 
 VNIC_SO=$(cd "$VNIC_BUILD" && pwd)/drivers/net/opa_vnic/librte_net_opa_vnic.so
 
+# What LD_PRELOAD takes for the PMD: the libraries given (before the PMD),
+# then the PMD, after the sanitizer runtime it was built with if any (an ASan
+# build of the tree runs these scripts too, and ASan must come first in a
+# process whose program was not built with it).
+vnic_preload() {
+	local rt
+	rt=$(readelf -d "$VNIC_SO" 2>/dev/null | sed -n 's/.*NEEDED.*\[\(libasan[^]]*\)\].*/\1/p')
+	[ -n "$rt" ] && rt=$(${CC:-gcc} -print-file-name="$rt")
+	echo "$rt ${1:-} $VNIC_SO"
+}
+
 # The MAC of a vport with the default configuration: locally administered,
 # carrying vesw id $1 and LID $2 (em-notes §3.3; fabric id 0, LID < 256).
 vnic_mac() {
@@ -20,7 +31,8 @@ vnic_mac() {
 # pauses instead, "wait-for N REGEX" waits (30 s at most) until N lines of
 # the output match REGEX, and "wait-file FILE" (30 s at most) until FILE exists.
 # The EAL runtime directory (its telemetry socket) is /var/run/dpdk/$(vnic_prefix). Output (stdout and stderr, line-buffered so that
-# testpmd's prompts do not cut its tables) goes to OUT.
+# testpmd's prompts do not cut its tables) goes to OUT. Memory: VNIC_TESTPMD_MEM
+# (EAL arguments) when set, else 256 MB without hugepages or shared files.
 vnic_prefix() { echo "opa-vnic-testpmd-$$"; }
 
 vnic_testpmd() {
@@ -30,6 +42,7 @@ vnic_testpmd() {
 	[ -r "$VNIC_SO" ] || { echo "no PMD at $VNIC_SO (build first)"; return 1; }
 	command -v dpdk-testpmd >/dev/null || { echo "dpdk-testpmd is not installed"; return 1; }
 	: >"$out"
+	# shellcheck disable=SC2086 # VNIC_TESTPMD_MEM: several EAL arguments
 	{
 		for i in $(seq 600); do
 			grep -q 'testpmd> ' "$out" && break
@@ -55,8 +68,9 @@ vnic_testpmd() {
 			*) echo "$line" ;;
 			esac
 		done <"$script"
-	} | timeout --foreground 120 env LD_PRELOAD="$VNIC_SO" stdbuf -oL dpdk-testpmd --no-huge -m 256 \
-		--no-pci --no-shconf --file-prefix="$prefix" --log-level=pmd.net.opa_vnic:info \
+	} | timeout --foreground 120 env LD_PRELOAD="$(vnic_preload)" stdbuf -oL dpdk-testpmd \
+		${VNIC_TESTPMD_MEM:---no-huge -m 256 --no-shconf} \
+		--no-pci --file-prefix="$prefix" --log-level=pmd.net.opa_vnic:info \
 		"$@" >"$out" 2>&1
 	rc=$?
 	# EAL's runtime directory (the telemetry socket) stays after the process.

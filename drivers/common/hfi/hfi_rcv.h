@@ -208,6 +208,21 @@ hfi_rcv_poll(struct hfi_rcv *r, struct hfi_rcv_pkt *pkts, unsigned int max)
 	return n;
 }
 
+/*
+ * Entries the HFI has written that hfi_rcv_poll() has not read yet, from the
+ * context's RcvHdrTail (in DWs, as hfi1 reads it without DMA_RTAIL). Only
+ * the context's poller may call it (it reads r->head).
+ */
+static inline unsigned int
+hfi_rcv_pending(const struct hfi_rcv *r)
+{
+	uint32_t ent_dw = r->entsize_qw * 2;
+	uint32_t tail = (uint32_t)(hfi_csr_read(r->dev, RCV_USER_CSR(r->ctxt, RCV_HDR_TAIL)) /
+				   ent_dw);
+
+	return (tail + r->hdrq_cnt - r->head) % r->hdrq_cnt;
+}
+
 /* Put a (new) buffer into eager slot idx; the HFI uses it once it moves there. */
 static inline void
 hfi_rcv_replenish(struct hfi_rcv *r, unsigned int idx, uint64_t iova)

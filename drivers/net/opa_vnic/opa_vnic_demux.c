@@ -346,6 +346,23 @@ rx_shared_drain(struct opa_vnic_rxq *q, const struct opa_vnic_snap *snap)
 	/* Published after sh->egr was set up, unpublished before it is stopped. */
 	if (__atomic_load_n(&sh->rcv, __ATOMIC_ACQUIRE) != NULL)
 		sh->drained += rx_drain_ctxt(q, snap, &sh->egr, NULL, OPA_VNIC_BURST, &unused);
+	if (__atomic_load_n(&sh->fence, __ATOMIC_RELAXED) && sh->drained >= sh->fence_at)
+		__atomic_store_n(&sh->fence, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&sh->busy, 0, __ATOMIC_RELEASE);
+}
+
+void
+opa_vnic_shared_fence(struct opa_vnic_hfi *hfi)
+{
+	struct opa_vnic_shared *sh = &hfi->shared;
+
+	if (sh->rcv == NULL)
+		return;
+	/* Drainers hold the flag for one bounded batch. */
+	while (__atomic_exchange_n(&sh->busy, 1, __ATOMIC_ACQUIRE) != 0)
+		rte_pause();
+	sh->fence_at = sh->drained + hfi_rcv_pending(sh->rcv);
+	__atomic_store_n(&sh->fence, sh->fence_at != sh->drained, __ATOMIC_RELEASE);
 	__atomic_store_n(&sh->busy, 0, __ATOMIC_RELEASE);
 }
 
@@ -415,6 +432,7 @@ opa_vnic_rxq_recv(struct opa_vnic_rxq *q, struct rte_mbuf **pkts, uint16_t n)
 	struct rte_mbuf *drop[OPA_VNIC_BURST];
 	unsigned int i, got, ndrop = 0;
 	uint16_t nb = 0, d;
+	bool own;
 
 	if (unlikely(!__atomic_load_n(&q->running, __ATOMIC_ACQUIRE)))
 		return 0;
@@ -431,14 +449,21 @@ opa_vnic_rxq_recv(struct opa_vnic_rxq *q, struct rte_mbuf **pkts, uint16_t n)
 	}
 	if (ndrop != 0)
 		rte_pktmbuf_free_bulk(drop, ndrop);
+	/*
+	 * The own contexts only once the ring is empty and no older packet
+	 * waits in the shared context (a vport whose traffic the RSM just moved
+	 * to them): a vesw's packets leave in the order they arrived.
+	 */
+	own = !__atomic_load_n(&q->vp->hfi->shared.fence, __ATOMIC_ACQUIRE) &&
+	      (got < (unsigned int)RTE_MIN(n, OPA_VNIC_BURST) || rte_ring_empty(q->ring));
 	/* A few batches at most: entries for other vports do not fill pkts[]. */
-	for (i = 0; i < 4 && nb < n; i++) {
+	for (i = 0; own && i < 4 && nb < n; i++) {
 		if (rx_drain_ctxt(q, snap, &q->egr, pkts + nb, n - nb, &d) == 0)
 			break;
 		nb += d;
 	}
 	/* The shared context and the engines: when this burst is not full, every 8th anyway. */
-	if (nb < n || (++q->shared_tick & 7) == 0) {
+	if (nb < n || !own || (++q->shared_tick & 7) == 0) {
 		rx_shared_drain(q, snap);
 		rx_kick_tx(q);
 	}

@@ -120,7 +120,7 @@ free_engines(const struct hfi_dev *dev)
 	return dev->num_sdma - (unsigned int)__builtin_popcount(dev->sdma_busy);
 }
 
-static int
+int
 opa_vnic_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 {
 	struct opa_vnic_vport *vp = dev->data->dev_private;
@@ -279,14 +279,17 @@ opa_vnic_dev_close(struct rte_eth_dev *dev)
 
 	if (rte_eal_process_type() != RTE_PROC_PRIMARY || vp->hfi == NULL)
 		return 0;
+	opa_vnic_mp_lock();
 	opa_vnic_dev_stop(dev);
 	for (q = 0; q < OPA_VNIC_MAX_QUEUES; q++) {
 		opa_vnic_rx_queue_release(dev, q);
 		opa_vnic_tx_queue_release(dev, q);
 	}
 	opa_vnic_hfi_detach(vp);
+	opa_vnic_mp_unlock();
 	opa_vnic_em_ref_put(vp);
 	opa_vnic_vport_conf_free(vp);
+	opa_vnic_mp_put();
 	pthread_mutex_lock(&domain_lock);
 	if (--switch_domain_users == 0) {
 		rte_eth_switch_domain_free(switch_domain);
@@ -454,7 +457,7 @@ opa_vnic_mtu_set(struct rte_eth_dev *dev, uint16_t mtu)
 	return rc;
 }
 
-static const uint32_t *
+const uint32_t *
 opa_vnic_supported_ptypes(OPA_VNIC_PTYPES_ARGS(dev, n))
 {
 	static const uint32_t ptypes[] = {
@@ -469,7 +472,7 @@ opa_vnic_supported_ptypes(OPA_VNIC_PTYPES_ARGS(dev, n))
 	return ptypes;
 }
 
-static int
+int
 opa_vnic_priv_dump(struct rte_eth_dev *dev, FILE *f)
 {
 	struct opa_vnic_vport *vp = dev->data->dev_private;
@@ -607,11 +610,9 @@ opa_vnic_probe(struct rte_vdev_device *vdev)
 	char err[512];
 	int rc;
 
-	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
-		OPA_VNIC_LOG(ERR, "%s: secondary processes are not supported (the HFI's rings "
-			     "and the control thread live in the primary)", name);
-		return -ENOTSUP;
-	}
+	/* The vdev bus probes, in a secondary, the ports its primary has. */
+	if (rte_eal_process_type() == RTE_PROC_SECONDARY)
+		return opa_vnic_mp_probe_secondary(vdev);
 	rc = opa_vnic_devargs_parse(rte_vdev_device_args(vdev), &da, err, sizeof(err));
 	if (rc != 0) {
 		OPA_VNIC_LOG(ERR, "%s: %s", name, err);
@@ -659,6 +660,13 @@ opa_vnic_probe(struct rte_vdev_device *vdev)
 	if (rc != 0) {
 		OPA_VNIC_LOG(ERR, "%s: %s", name, err);
 		opa_vnic_hfi_detach(vp);
+		opa_vnic_vport_conf_free(vp);
+		goto fail_domain;
+	}
+	rc = opa_vnic_mp_get();
+	if (rc != 0) {
+		opa_vnic_hfi_detach(vp);
+		opa_vnic_em_ref_put(vp);
 		opa_vnic_vport_conf_free(vp);
 		goto fail_domain;
 	}

@@ -29,6 +29,7 @@
  */
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/queue.h>
@@ -40,6 +41,7 @@
 #include "hfi_dev.h"
 #include "hfi_rcv.h"
 #include "hfi_sdma.h"
+#include "opa_vnic_compat.h"
 #include "opa_vnic_config.h"
 #include "opa_vnic_devargs.h"
 #include "opa_vnic_mgmt.h"
@@ -308,6 +310,15 @@ struct opa_vnic_shared {
 	uint64_t drained;			/* packets demultiplexed from it */
 	uint64_t ovfl;				/* HFI overflows of earlier runs */
 	uint64_t ovfl_start;
+	/*
+	 * Set when the RSM map moved traffic from the shared context to
+	 * vports' own contexts while packets waited in it: until drained
+	 * reaches fence_at, no queue reads its own contexts, so that the older
+	 * packets reach their rings (read first) before the newer ones.
+	 * Read by every burst: a line of its own.
+	 */
+	uint32_t fence __rte_cache_aligned;	/* atomic */
+	uint64_t fence_at;			/* written with busy held */
 };
 
 struct opa_vnic_hfi {
@@ -471,6 +482,8 @@ uint16_t opa_vnic_rxq_recv(struct opa_vnic_rxq *q, struct rte_mbuf **pkts, uint1
 uint16_t opa_vnic_group_recv(struct opa_vnic_rxq *q, struct rte_mbuf **pkts, uint16_t n);
 int opa_vnic_shared_setup(struct opa_vnic_hfi *hfi);
 void opa_vnic_shared_release(struct opa_vnic_hfi *hfi);
+/* After an RSM change: packets waiting in the shared context go before the own contexts'. */
+void opa_vnic_shared_fence(struct opa_vnic_hfi *hfi);
 int opa_vnic_rxq_group_join(struct opa_vnic_rxq *q);
 void opa_vnic_rxq_group_leave(struct opa_vnic_rxq *q);
 /* Header queue entries for nb_desc packets (at least 64, a multiple of 32, not of 13). */
@@ -516,5 +529,25 @@ extern const struct eth_dev_ops opa_vnic_ops;
 struct opa_vnic_vport *opa_vnic_vport_of_port(uint16_t port_id);
 /* Raise LSC if the vport's oper state changed since the last event (no lock held). */
 void opa_vnic_vport_report_link(struct opa_vnic_vport *vp);
+/* The primary's ops that answer secondaries too (opa_vnic_mp.c). */
+int opa_vnic_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info);
+const uint32_t *opa_vnic_supported_ptypes(OPA_VNIC_PTYPES_ARGS(dev, n));
+int opa_vnic_priv_dump(struct rte_eth_dev *dev, FILE *f);
+
+/* ---- opa_vnic_mp.c ---- */
+
+/*
+ * A primary's vport takes a reference on the multi-process channel through
+ * which secondaries ask for statistics and information (0 or a negative
+ * errno); the last one closed releases it.
+ */
+int opa_vnic_mp_get(void);
+void opa_vnic_mp_put(void);
+/* Held while a port closes: no secondary's request is served meanwhile. */
+void opa_vnic_mp_lock(void);
+void opa_vnic_mp_unlock(void);
+struct rte_vdev_device;
+/* Attach a secondary process to the primary's port: read-only ops, no datapath. */
+int opa_vnic_mp_probe_secondary(struct rte_vdev_device *vdev);
 
 #endif /* OPA_VNIC_ETHDEV_H */

@@ -200,6 +200,8 @@ opa_vnic_hfi_program_rsm(struct opa_vnic_hfi *hfi)
 		return;
 	}
 	hfi_rcv_port_ctrl(hfi->dev, RCV_CTRL_RCV_RSM_ENABLE, 0);
+	/* What reached the shared context before goes first. */
+	opa_vnic_shared_fence(hfi);
 }
 
 int
