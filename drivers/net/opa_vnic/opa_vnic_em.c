@@ -45,7 +45,9 @@ struct opa_vnic_em {
 #define SA_METHOD_GET_TABLE	0x12
 #define SA_METHOD_GET_TABLE_RESP 0x92
 #define SA_ATTR_NODE_RECORD	0x0011
-#define SA_HDR_SIZE		56	/* MAD 24, RMPP 12, SM_Key 8, AttributeOffset 2+2, ComponentMask 8 */
+/* MAD 24, RMPP 12, SM_Key 8, AttributeOffset 2 (+2), ComponentMask 8 */
+#define SA_HDR_SIZE		56
+#define SA_NODE_RECORD_SIZE	120	/* RID 8, NodeInfo 44, NodeDescription 64, padding */
 #define SA_ATTR_OFFSET		44
 #define SA_NR_NODE_TYPE		(8 + 2)		/* RID (LID, reserved), NodeInfo.NodeType */
 #define SA_NR_NODE_DESC		(8 + 44)	/* after RID and the 44-byte NodeInfo */
@@ -234,7 +236,7 @@ em_sa_pkey_index(struct opa_vnic_em *em)
 static void
 em_sa_query(struct opa_vnic_em *em, uint32_t sm_lid)
 {
-	uint8_t mad[SA_HDR_SIZE + 120] = { 0 };
+	uint8_t mad[SA_HDR_SIZE + SA_NODE_RECORD_SIZE] = { 0 };
 	struct hfi_mad_addr to = {
 		.lid = sm_lid,
 		.qpn = HFI_QP1,
