@@ -4,7 +4,7 @@
 
 /*
  * dpdk-test-vnic umad-run --fabric shm:NAME [--guid G] [--desc TEXT] [--lid L]
- *                         [--trace[=FILE]] -- COMMAND [ARGS...]
+ *                         [--trace[=FILE]] [--wait-active[=SECS]] -- COMMAND [ARGS...]
  *
  * Runs COMMAND with the umad shim (libopa_umad_shim.so) preloaded and told
  * which fabric to use: the program's libibumad and libibverbs calls then see
@@ -38,7 +38,8 @@ umad_run_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: dpdk-test-vnic umad-run --fabric shm:NAME [--guid G] [--desc TEXT]\n"
-		"                               [--lid L] [--trace[=FILE]] -- COMMAND [ARGS...]\n"
+		"                               [--lid L] [--trace[=FILE]] [--wait-active[=SECS]]\n"
+		"                               -- COMMAND [ARGS...]\n"
 		"  Run COMMAND with the umad shim: its libibumad/libibverbs calls see one HFI,\n"
 		"  hfi1_0, whose port 1 is a management port of the fabric, attached by COMMAND's\n"
 		"  process at its first umad call. The fabric must exist (fabric create).\n"
@@ -46,6 +47,8 @@ umad_run_usage(FILE *out)
 		"  --desc TEXT  NodeDescription (default \"<host> hfi1_0\")\n"
 		"  --lid L      ask the fabric for this LID (default: the lowest free one)\n"
 		"  --trace[=FILE]  log every umad/verbs call and MAD to stderr (or to FILE)\n"
+		"  --wait-active[=SECS]  on a fabric run by an SM: the first umad call waits\n"
+		"               until the SM made the port Active (at most SECS, 30)\n"
 		"  OPA_UMAD_SHIM=PATH names the shim library to preload instead of the built one.\n"
 		"Exit status: COMMAND's; 1 when the fabric or the shim is missing, 2 bad\n"
 		"arguments, 127 when COMMAND cannot be run.\n");
@@ -106,10 +109,12 @@ cmd_umad_run(int argc, char **argv)
 		{ "desc", required_argument, NULL, 'd' },
 		{ "lid", required_argument, NULL, 'l' },
 		{ "trace", optional_argument, NULL, 't' },
+		{ "wait-active", optional_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *fabric = NULL, *guid = NULL, *desc = NULL, *lid = NULL, *trace = NULL;
+	const char *wait = NULL;
 	char shim[PATH_MAX], *preload;
 	const char *old;
 	struct hfi_fabric *fab;
@@ -133,6 +138,9 @@ cmd_umad_run(int argc, char **argv)
 		case 't':
 			trace = optarg != NULL ? optarg : "1";
 			break;
+		case 'w':
+			wait = optarg != NULL ? optarg : "30";
+			break;
 		case 'h':
 			umad_run_usage(stdout);
 			return 0;
@@ -154,7 +162,8 @@ cmd_umad_run(int argc, char **argv)
 		return 2;
 	}
 	if ((guid != NULL && check_number("--guid", guid, UINT64_MAX) < 0) ||
-	    (lid != NULL && check_number("--lid", lid, 0xefffff) < 0))
+	    (lid != NULL && check_number("--lid", lid, 0xefffff) < 0) ||
+	    (wait != NULL && check_number("--wait-active", wait, 86400) < 0))
 		return 2;
 	rc = hfi_fabric_open(fabric, HFI_FABRIC_NOCREATE, &fab);
 	if (rc < 0) {
@@ -183,6 +192,7 @@ cmd_umad_run(int argc, char **argv)
 	    set_or_unset(UMAD_SHIM_ENV_DESC, desc) != 0 ||
 	    set_or_unset(UMAD_SHIM_ENV_LID, lid) != 0 ||
 	    set_or_unset(UMAD_SHIM_ENV_TRACE, trace) != 0 ||
+	    set_or_unset(UMAD_SHIM_ENV_WAIT_ACTIVE, wait) != 0 ||
 	    setenv("LD_PRELOAD", preload, 1) != 0) {
 		perror("umad-run: setenv");
 		free(preload);

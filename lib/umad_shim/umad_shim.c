@@ -779,6 +779,17 @@ dr_send_step(uint8_t *mad, size_t len, bool *local)
 		return -EINVAL;
 	ptr = smp.hdr.hop_ptr;
 	cnt = smp.hdr.hop_cnt;
+	/*
+	 * handle_outgoing_dr_smp() takes the step only when the directed part
+	 * starts here (DrSLID, or DrDLID coming back, permissive): an SMP with
+	 * a LID-routed part first leaves as it is, to the LID it is sent to,
+	 * where the directed part begins (a switch's C14-9:1).
+	 */
+	if ((smp.hdr.status & HFI_SMP_STATUS_DIRECTION ? smp.route.dr_dlid : smp.route.dr_slid) !=
+	    HFI_SMP_LID_PERMISSIVE) {
+		*local = !(smp.hdr.status & HFI_SMP_STATUS_DIRECTION) ? ptr == cnt + 1 : ptr == 0;
+		return 0;
+	}
 	if (!(smp.hdr.status & HFI_SMP_STATUS_DIRECTION)) {
 		if (cnt != 0 && ptr == 0) {			/* C14-9:1 */
 			smp.hdr.hop_ptr = 1;
@@ -899,7 +910,12 @@ umad_shim_send_locked(struct umad_shim_file *f, const struct umad_shim_user_mad 
 	s->mgmt_class = s->mad[MAD_CLASS];
 	s->to.lid = be16toh(umad->addr.lid);
 	s->to.qpn = be32toh(umad->addr.qpn);
-	s->to.qkey = be32toh(umad->addr.qkey);
+	/*
+	 * The MAD layer sends with the QP's own Q_Key (ib_create_send_mad():
+	 * remote_qkey IB_QP_SET_QKEY), QP1's well-known one for GSI: the
+	 * umad header's qkey is not used. opa-fm's SA answers with 0 there.
+	 */
+	s->to.qkey = s->to.qpn == HFI_QP0 ? 0 : HFI_GSI_QKEY;
 	s->to.sl = umad->addr.sl;
 	s->to.pkey_index = umad->addr.pkey_index;
 	/* requests carry the agent's hi_tid, by which their responses come back */
@@ -1289,7 +1305,16 @@ register_atfork(void)
 static int
 attach_locked(void)
 {
-	static const uint16_t pkeys[] = { HFI_SMA_FULL_MGMT_PKEY, HFI_SMA_LIM_MGMT_PKEY };
+	/*
+	 * Under an SM: hfi1's power-on table (hfi1_init_pportdata); the link
+	 * coming up to a switch that allows management adds the full management
+	 * P_Key at index 2 (the SMA's link up, as hfi1's handle_verify_cap).
+	 * Without one, nobody would ever write the table: the port holds what an
+	 * SM gives a management node, full management first.
+	 */
+	static const uint16_t sm_pkeys[] = { 0x8001, HFI_SMA_LIM_MGMT_PKEY };
+	static const uint16_t no_sm_pkeys[] = { HFI_SMA_FULL_MGMT_PKEY, HFI_SMA_LIM_MGMT_PKEY };
+	const uint16_t *pkeys;
 	static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 	const char *fabric = getenv(UMAD_SHIM_ENV_FABRIC);
 	struct hfi_fabric_config fc;
@@ -1319,7 +1344,8 @@ attach_locked(void)
 	}
 	hfi_fabric_get_config(hfi_dev_fabric(shim.dev), &fc);
 	shim.sm_managed = fc.sm_managed;
-	/* hfi1's management partitions, as umad_get_port() lists them for opamgt's check */
+	pkeys = shim.sm_managed ? sm_pkeys : no_sm_pkeys;
+	/* as umad_get_port() lists them: opamgt looks for 0x7fff */
 	hfi_fabric_set_pkeys(hfi_dev_fabric(shim.dev), hfi_dev_lid(shim.dev), pkeys, 2);
 	/* The fabric's GUID of the port: what its switch reports as the neighbour's. */
 	if (guid == 0)
@@ -1361,12 +1387,65 @@ fail:
 	return -ENODEV;
 }
 
+/*
+ * OPA_UMAD_WAIT_ACTIVE: a port that has just been attached to a fabric run by
+ * an SM is Init, without a route to it, until the SM's next sweep; a node's
+ * tools run long after its port came up. Waiting here for Active gives the
+ * program that port. The lock is dropped meanwhile: the SM's SMPs reach the
+ * SMA through the receive thread, which takes it.
+ */
+/*
+ * Once Active, until the SM has left the port alone for this long: the sweep
+ * that activated it is over. Its SA answers a requester only then (before,
+ * Busy: the source LID is not in the topology it answers from yet).
+ */
+#define WAIT_QUIET_MS	500
+
+static void
+wait_active_locked(void)
+{
+	struct hfi_sma_port_view v;
+	struct hfi_sma_stats st;
+	uint64_t secs, deadline, last_rx = UINT64_MAX, quiet_since = 0;
+
+	if (!shim.sm_managed || parse_u64(UMAD_SHIM_ENV_WAIT_ACTIVE, 86400, &secs) < 0 ||
+	    secs == 0)
+		return;
+	deadline = now_ms() + secs * 1000;
+	for (;;) {
+		hfi_sma_port_view(shim.sma, &v);
+		hfi_sma_stats_get(shim.sma, &st);
+		if (st.rx != last_rx) {
+			last_rx = st.rx;
+			quiet_since = now_ms();
+		}
+		if (v.port_state == HFI_SMP_PORT_ACTIVE && now_ms() - quiet_since >= WAIT_QUIET_MS) {
+			umad_shim_trace("port Active: LID 0x%x, SM LID 0x%x", v.lid, v.sm_lid);
+			return;
+		}
+		if (now_ms() >= deadline) {
+			fprintf(stderr, "opa-umad-shim: the port is not Active after %llu s "
+				"(state %u): is an SM running?\n", (unsigned long long)secs,
+				v.port_state);
+			return;
+		}
+		pthread_mutex_unlock(&shim.lock);
+		usleep(20000);
+		pthread_mutex_lock(&shim.lock);
+		if (shim.state != SHIM_ATTACHED)
+			return;
+	}
+}
+
 int
 umad_shim_enter(void)
 {
 	pthread_mutex_lock(&shim.lock);
-	if (shim.state == SHIM_UNSET)
+	if (shim.state == SHIM_UNSET) {
 		attach_locked();
+		if (shim.state == SHIM_ATTACHED)
+			wait_active_locked();
+	}
 	if (shim.state == SHIM_ATTACHED)
 		return 0;
 	pthread_mutex_unlock(&shim.lock);

@@ -20,6 +20,9 @@
  *   OPA_UMAD_DESC    NodeDescription (default "<host> hfi1_0")
  *   OPA_UMAD_LID     the LID to ask the fabric for (default: the lowest free)
  *   OPA_UMAD_TRACE   1: log every call to stderr; a path: append it there
+ *   OPA_UMAD_WAIT_ACTIVE  seconds: on a fabric run by an SM, the first call
+ *                    waits (at most that long) until the SM made the port
+ *                    Active
  */
 
 #include <stdint.h>
@@ -31,6 +34,7 @@
 #define UMAD_SHIM_ENV_DESC	"OPA_UMAD_DESC"
 #define UMAD_SHIM_ENV_LID	"OPA_UMAD_LID"
 #define UMAD_SHIM_ENV_TRACE	"OPA_UMAD_TRACE"
+#define UMAD_SHIM_ENV_WAIT_ACTIVE "OPA_UMAD_WAIT_ACTIVE"
 
 #define UMAD_SHIM_CA_NAME	"hfi1_0"
 #define UMAD_SHIM_PORT_NUM	1

@@ -53,6 +53,7 @@
 struct sm {
 	struct hfi_dev *dev;
 	uint64_t tid;
+	uint16_t smp_pkey_index;	/* the P_Key index its SMPs go on */
 	uint8_t req[HFI_SMP_SIZE];
 	uint8_t resp[HFI_SMP_SIZE];
 };
@@ -79,6 +80,8 @@ put_be(uint8_t *p, uint64_t v, unsigned int n)
 static void
 sm_open(struct sm *s, const char *fabric)
 {
+	static const uint16_t sm_pkeys[] = { 0x8001, 0x7fff, 0xffff };
+	struct hfi_fabric_config fc;
 	struct hfi_dev_params p;
 
 	memset(s, 0, sizeof(*s));
@@ -88,6 +91,17 @@ sm_open(struct sm *s, const char *fabric)
 	if (hfi_dev_open(fabric != NULL ? "sw-test-sm2" : "sw-test-sm", &p, &s->dev) != 0)
 		fail_msg("SM port: %s", hfi_last_error());
 	s->tid = 0x5e00000000000000ull;
+	hfi_fabric_get_config(hfi_dev_fabric(s->dev), &fc);
+	if (fc.sm_managed) {
+		/*
+		 * An SM's port under hfi1: the full management P_Key at index 2
+		 * (its link came up to a switch allowing management), on which
+		 * its SMPs go; hfi1 drops SMPs on any other P_Key.
+		 */
+		assert_int_equal(hfi_fabric_set_pkeys(hfi_dev_fabric(s->dev), hfi_dev_lid(s->dev),
+						      sm_pkeys, 3), 0);
+		s->smp_pkey_index = 2;
+	}
 }
 
 /*
@@ -99,7 +113,8 @@ static int
 sm_smp_route(struct sm *s, uint32_t lid, bool dr, uint8_t method, uint16_t attr, uint32_t am,
 	     unsigned int wait_ms)
 {
-	struct hfi_mad_addr to = { .lid = lid, .qpn = HFI_QP0 }, from;
+	struct hfi_mad_addr to = { .lid = lid, .qpn = HFI_QP0, .pkey_index = s->smp_pkey_index };
+	struct hfi_mad_addr from;
 	uint64_t tid = ++s->tid;
 	size_t len;
 

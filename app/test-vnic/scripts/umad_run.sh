@@ -45,6 +45,8 @@ expect "$tmp/err" "expected shm:NAME"
 [ $? = 2 ] || bad "bad GUID: exit 2"
 "$TEST_VNIC" umad-run --fabric "$fab" 2> "$tmp/err"
 [ $? = 2 ] || bad "no COMMAND: exit 2"
+"$TEST_VNIC" umad-run --fabric "$fab" --wait-active=x -- true 2> "$tmp/err"
+[ $? = 2 ] || bad "bad --wait-active: exit 2"
 "$TEST_VNIC" umad-run --fabric "$fab" -- true 2> "$tmp/err"
 [ $? = 1 ] || bad "missing fabric: exit 1"
 expect "$tmp/err" "fabric create"
@@ -60,9 +62,14 @@ OPA_UMAD_GUID=0x1 "$TEST_VNIC" umad-run --fabric "$fab" --lid 0x20 --trace="$tmp
 	sh -c 'echo "$OPA_UMAD_FABRIC ${OPA_UMAD_GUID:-none} $OPA_UMAD_LID $OPA_UMAD_TRACE $LD_PRELOAD"' \
 	> "$tmp/env"
 expect "$tmp/env" "^$fab none 0x20 $tmp/trace /.*libopa_umad_shim.so"
+"$TEST_VNIC" umad-run --fabric "$fab" --wait-active -- sh -c 'echo "$OPA_UMAD_WAIT_ACTIVE"' \
+	> "$tmp/env"
+expect "$tmp/env" "^30$"
 
 # ---- the probe: its own port, GUID and description as asked ----
-"$TEST_VNIC" umad-run --fabric "$fab" --guid 0x00117501aabbccdd --desc "probe one" -- \
+# (--wait-active: no SM on this fabric, the port is Active at once: no wait)
+"$TEST_VNIC" umad-run --fabric "$fab" --wait-active=20 --guid 0x00117501aabbccdd \
+	--desc "probe one" -- \
 	"$PROBE" --stay 30 > "$tmp/one" 2>&1 &
 stay_pid=$!
 i=0

@@ -848,7 +848,8 @@ test_preset_no_sm(void **state)
 	d = get(true, HFI_SMP_ATTR_PKEY_TABLE, 0x01000000);
 	assert_int_equal(be(d, 2), 0xffff);
 	assert_int_equal(be(d + 2, 2), 0x8001);
-	assert_int_equal(be(d + 4, 2), 0);
+	/* the neighbour allows management: hfi1 adds the full management P_Key */
+	assert_int_equal(be(d + 4, 2), 0xffff);
 	/* Active only from Init or Armed; the link down takes it back to Down */
 	hfi_sma_link_down(T.sma, HFI_SMP_PHYS_POLLING, 0, 0);
 	hfi_sma_port_active(T.sma);
@@ -1182,7 +1183,80 @@ test_directed_route(void **state)
 	assert_int_equal(be(resp + 32, 4), 0x22);
 }
 
+/* ---- HFI CongestionSetting ---- */
+
+/*
+ * hfi1's: SL-based Port_Control always, the Control_Map and per-SL entries a
+ * Set leaves (opa-fm sets it on every HFI in each sweep); the answer is the
+ * setting as kept.
+ */
+static void
+test_cong_setting(void **state)
+{
+	uint8_t *d;
+
+	(void)state;
+	d = get(false, HFI_SMP_ATTR_HFI_CONG_SETTING, 0);
+	assert_int_equal(be(d, 4), 0);			/* Control_Map */
+	assert_int_equal(be(d + 4, 2), 1);		/* Port_Control: SL based */
+	smp(false, HFI_SMP_METHOD_SET, HFI_SMP_ATTR_HFI_CONG_SETTING, 0, 0);
+	req[LR_DATA + 3] = 0xff;			/* Control_Map 0x000000ff */
+	req[LR_DATA + 5] = 0;				/* Port_Control: the port's own */
+	req[LR_DATA + 6 + 3 * 6] = 7;			/* SL 3: CCTI_Increase */
+	req[LR_DATA + 6 + 3 * 6 + 1] = 0xee;		/* reserved */
+	req[LR_DATA + 6 + 3 * 6 + 2] = 0x12;		/* CCTI_Timer 0x1234 */
+	req[LR_DATA + 6 + 3 * 6 + 3] = 0x34;
+	req[LR_DATA + 6 + 3 * 6 + 4] = 9;		/* TriggerThreshold */
+	req[LR_DATA + 6 + 3 * 6 + 5] = 2;		/* CCTI_Min */
+	d = answer(0);
+	assert_int_equal(be(d, 4), 0xff);
+	assert_int_equal(be(d + 4, 2), 1);
+	assert_int_equal(be(d + 6 + 3 * 6, 2), 0x0700);	/* reserved byte cleared */
+	d = get(false, HFI_SMP_ATTR_HFI_CONG_SETTING, 0);
+	assert_int_equal(be(d, 4), 0xff);
+	assert_int_equal(be(d + 6 + 3 * 6, 4), 0x07001234);
+	assert_int_equal(be(d + 6 + 3 * 6 + 4, 2), 0x0902);
+	assert_int_equal(be(d + 6 + 2 * 6, 4), 0);	/* SL 2 untouched */
+	/* no Get of the log or table behind it: not a supported attribute here */
+	smp(false, HFI_SMP_METHOD_GET, 0x0091, 0, 0);
+	answer(HFI_SMP_STATUS_UNSUP_METH_ATTR);
+}
+
 /* ---- P_KeyTable ---- */
+
+/*
+ * hfi1's index 2: the full management P_Key while the link is up to a
+ * neighbour that allows management (add_full_mgmt_pkey), cleared at link
+ * down whatever it holds (clear_full_mgmt_pkey); never without MgmtAllowed.
+ */
+static void
+test_pkey_full_mgmt(void **state)
+{
+	struct hfi_sma_link_info li = { .neighbor_type = 1 };
+	uint8_t *d;
+
+	(void)state;
+	hfi_sma_link_up(T.sma, &li);
+	assert_int_equal(T.n_pkeys, 0);
+	d = get(true, HFI_SMP_ATTR_PKEY_TABLE, 0x01000000);
+	assert_int_equal(be(d + 4, 2), 0);
+	hfi_sma_link_down(T.sma, HFI_SMP_PHYS_POLLING, 0, 0);
+	assert_int_equal(T.n_pkeys, 0);		/* nothing to clear */
+	link_up();
+	assert_int_equal(T.n_pkeys, 1);
+	assert_int_equal(T.pkeys[0], 0x8001);
+	assert_int_equal(T.pkeys[1], 0x7fff);
+	assert_int_equal(T.pkeys[2], 0xffff);
+	d = get(true, HFI_SMP_ATTR_PKEY_TABLE, 0x01000000);
+	assert_int_equal(be(d + 4, 2), 0xffff);
+	link_up();				/* already there: the chip is not asked again */
+	assert_int_equal(T.n_pkeys, 1);
+	hfi_sma_link_down(T.sma, HFI_SMP_PHYS_POLLING, 0, 0);
+	assert_int_equal(T.n_pkeys, 2);
+	assert_int_equal(T.pkeys[2], 0);
+	d = get(true, HFI_SMP_ATTR_PKEY_TABLE, 0x01000000);
+	assert_int_equal(be(d + 4, 2), 0);
+}
 
 static void
 test_pkey_table(void **state)
@@ -1508,6 +1582,7 @@ test_aggregate_set(void **state)
 
 	(void)state;
 	link_up();
+	T.n_pkeys = 0;		/* the link up added the full management P_Key */
 	memcpy(before, get(false, HFI_SMP_ATTR_SC_TO_SL, 0), 32);
 	/* SL2SC, then a P_Key table without 0x7fff, then SC2SL: stops at the second */
 	smp(false, HFI_SMP_METHOD_SET, HFI_SMP_ATTR_AGGREGATE, 3, 0);
@@ -1587,6 +1662,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_node_info, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pkey_full_mgmt, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cong_setting, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_node_info_zero_guid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_node_desc, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ib_nodeinfo_probe, setup, teardown),

@@ -54,6 +54,7 @@ struct env {
 static int
 setup(void **state)
 {
+	static const uint16_t sm_pkeys[] = { 0x8001, 0x7fff, 0xffff };
 	struct env *env = calloc(1, sizeof(*env));
 	struct hfi_mgmt_params smi = { .rcv_ctxt = SMI_CTXT, .send_ctxt = 0, .slots = 64 };
 	struct hfi_rcv_params rp;
@@ -73,6 +74,9 @@ setup(void **state)
 	/* The SM's port first: slot 0, switch port 1. */
 	env->sm = test_open_role("sw-sm", "swt", HFI_ENGINE_INLINE, 0, HFI_ROLE_MGMT);
 	if (env->sm == NULL)
+		return -1;
+	/* What an SM sets its own port to: hfi1's table with full management at index 2. */
+	if (hfi_fabric_set_pkeys(env->fab, hfi_dev_lid(env->sm), sm_pkeys, 3) != 0)
 		return -1;
 	for (h = 0; h < NHOST; h++) {
 		snprintf(name, sizeof(name), "sw-h%u", h);
@@ -158,7 +162,8 @@ dr_smp(uint8_t *mad, uint8_t method, uint16_t attr, uint32_t am, const uint8_t *
 static int
 sm_send(struct env *env, size_t len)
 {
-	struct hfi_mad_addr to = { .lid = PERMISSIVE, .qpn = HFI_QP0 };
+	/* on the full management P_Key, at hfi1's index for it (setup) */
+	struct hfi_mad_addr to = { .lid = PERMISSIVE, .qpn = HFI_QP0, .pkey_index = 2 };
 
 	return hfi_mad_send(env->sm, &to, env->mad, len);
 }
@@ -230,14 +235,14 @@ test_node_and_switch_info(void **state)
 	assert_int_equal(si.enhanced_port0, HFI_SMP_SI_ENHANCED_PORT0);
 	assert_true(si.lifetime_psc & HFI_SMP_SI_PORT_STATE_CHANGE);	/* ports came up */
 	si.linear_fdb_top = 0x20;
-	si.multicast_fdb_top = 0xf00010;
+	si.multicast_fdb_top = 0xf0000010;	/* an STL LID: 0xf00010 on the wire */
 	si.lifetime_psc = 10 << HFI_SMP_SI_LIFETIME_SHIFT | HFI_SMP_SI_PORT_STATE_CHANGE;
 	hfi_smp_encode(&hfi_smp_layout_switch_info, &si, env->buf);
 	assert_int_equal(sw_query(env, HFI_SMP_METHOD_SET, HFI_SMP_ATTR_SWITCH_INFO, 0, env->buf,
 				  HFI_SMP_SWITCH_INFO_SIZE), 0);
 	hfi_smp_decode(&hfi_smp_layout_switch_info, answer(env), &si);
 	assert_int_equal(si.linear_fdb_top, 0x20);
-	assert_int_equal(si.multicast_fdb_top, 0xf00010);
+	assert_int_equal(si.multicast_fdb_top, 0xf0000010);
 	assert_int_equal(si.lifetime_psc, 10 << HFI_SMP_SI_LIFETIME_SHIFT);	/* cleared */
 	/* A top beyond the cap is refused */
 	si.linear_fdb_top = 0xc000;
@@ -615,11 +620,42 @@ test_no_switch(void **state)
 	hfi_dev_close(a);
 }
 
+/* SwitchCongestionSetting: Control_Map, two 256-bit port masks, 4 bytes, 2 x 16 bits */
+#define SW_CONG_SETTING_SIZE	76
+
+/* SwitchCongestionSetting: zero at power-on, what the SM sets it to afterwards. */
+static void
+test_cong_setting(void **state)
+{
+	struct env *env = *state;
+	uint8_t set[SW_CONG_SETTING_SIZE] = { 0 };
+	const uint8_t *a;
+
+	assert_int_equal(sw_query(env, HFI_SMP_METHOD_GET, HFI_SMP_ATTR_SW_CONG_SETTING, 0, NULL,
+				  0), 0);
+	a = answer(env);
+	assert_int_equal(hfi_smp_get_be(a, 4), 0);
+	/* opa-fm with congestion control off: only Threshold/Packet_Size valid, 0 */
+	hfi_smp_put_be(set, 0x4, 4);
+	set[4 + 31] = 0xfe;			/* Victim_Mask: ports 1..7 */
+	hfi_smp_put_be(set + 72, 100, 2);	/* Marking_Rate */
+	assert_int_equal(sw_query(env, HFI_SMP_METHOD_SET, HFI_SMP_ATTR_SW_CONG_SETTING, 0, set,
+				  sizeof(set)), 0);
+	assert_memory_equal(answer(env), set, sizeof(set));
+	assert_int_equal(sw_query(env, HFI_SMP_METHOD_GET, HFI_SMP_ATTR_SW_CONG_SETTING, 0, NULL,
+				  0), 0);
+	assert_memory_equal(answer(env), set, sizeof(set));
+	/* the attribute has no modifier */
+	assert_int_equal(sw_query(env, HFI_SMP_METHOD_SET, HFI_SMP_ATTR_SW_CONG_SETTING, 1, set,
+				  sizeof(set)), HFI_SMP_STATUS_INVALID_FIELD);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_node_and_switch_info, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cong_setting, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_port_info, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_port_states, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tables, setup, teardown),

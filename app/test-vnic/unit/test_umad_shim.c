@@ -903,11 +903,23 @@ test_sm_managed(void **state)
 	assert_int_equal(umad_get_port(NULL, 0, &port), 0);
 	assert_int_equal(port.state, 2);
 	assert_int_equal(port.base_lid, 0x42);
+	/*
+	 * hfi1's power-on table, and the full management P_Key at index 2 that
+	 * the link up to a switch allowing management added
+	 */
+	assert_int_equal(port.pkeys[0], 0x8001);
+	assert_int_equal(port.pkeys[1], 0x7fff);
+	assert_int_equal(port.pkeys[2], 0xffff);
 	umad_release_port(&port);
 	fd = open_port();
 	agent = reg2(fd, 0x81, 0x80, 0, 0);
+	/* a local SMP on a P_Key that is not a management one: refused (opa_local_smp_check) */
 	opa_dr_smp(env->mad, HFI_SMP_METHOD_GET, 1, HFI_SMP_ATTR_PORT_INFO, 0x01000200);
 	assert_int_equal(send_mad(env, fd, agent, env->mad, 176, 0xffff, 0, 0, 100, 0), 0);
+	len = BUF;
+	assert_int_equal(umad_recv(fd, env->buf, &len, 200), -ETIMEDOUT);
+	/* on the full management P_Key, as the SM sends */
+	assert_int_equal(send_mad(env, fd, agent, env->mad, 176, 0xffff, 0, 2, 100, 0), 0);
 	assert_int_equal(recv_mad(env, fd, &len, WAIT_MS), (int)agent);
 	assert_int_equal(mad_status(env->buf + HDR) & 0x7fff, 0);
 	assert_int_equal(be32_at(pi), 0x42);		/* LID */

@@ -855,6 +855,42 @@ hfi_chip_8051_host_interface_version(struct hfi_dev *dev)
 					 reserved);
 }
 
+/* hfi1 link_width_to_bits: an 8051 lane count as OPA LinkWidth bits. */
+static uint16_t
+link_width_to_bits(const struct hfi_chip *c, uint32_t lanes)
+{
+	switch (lanes) {
+	case 0:
+		/* the simulator sets no width: 4X, without complaint */
+		return c->icode == HFI_ICODE_FUNCTIONAL_SIMULATOR ? 0x8 : 0;
+	case 1:
+		return 0x1;
+	case 2:
+		return 0x2;
+	case 3:
+		return 0x4;
+	default:
+		return 0x8;
+	}
+}
+
+int
+hfi_chip_link_widths(struct hfi_dev *dev, uint16_t *tx, uint16_t *rx)
+{
+	uint32_t frame, widths;
+	int rc = hfi_chip_need(dev);
+
+	if (rc == 0)
+		rc = hfi_chip_8051_read_config(dev, VERIFY_CAP_LOCAL_LINK_MODE,
+					       HFI_8051_GENERAL_CONFIG, &frame);
+	if (rc != 0)
+		return rc;
+	widths = (frame >> LINK_WIDTH_SHIFT) & LINK_WIDTH_MASK;
+	*tx = link_width_to_bits(dev->chip, widths >> 12);
+	*rx = link_width_to_bits(dev->chip, (widths >> 8) & 0xf);
+	return 0;
+}
+
 uint32_t
 hfi_chip_physical_state(struct hfi_dev *dev)
 {

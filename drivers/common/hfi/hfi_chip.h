@@ -128,6 +128,13 @@ int hfi_chip_8051_read_config(struct hfi_dev *dev, uint8_t field, uint8_t lane, 
 int hfi_chip_8051_host_interface_version(struct hfi_dev *dev);
 /* "functional simulator", ... for an implementation code. */
 const char *hfi_chip_icode_name(uint8_t icode);
+/*
+ * The link widths the link came up with (hfi1 get_linkup_widths): the active
+ * lane counts the 8051 leaves in VERIFY_CAP_LOCAL_LINK_MODE, as OPA
+ * LinkWidth bits (1X 0x1 .. 4X 0x8). A count of 0 is 4X on hfi1's functional
+ * simulator (which sets no width, link_width_to_bits), no lanes elsewhere.
+ */
+int hfi_chip_link_widths(struct hfi_dev *dev, uint16_t *tx, uint16_t *rx);
 /* The physical link state the 8051 reports (read_physical_state), PLS_*. */
 uint32_t hfi_chip_physical_state(struct hfi_dev *dev);
 /*

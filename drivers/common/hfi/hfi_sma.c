@@ -98,6 +98,12 @@ struct hfi_sma {
 	uint8_t sc_to_vlnt[HFI_SMP_MAP_SIZE];
 	struct hfi_sma_vl_weight vl_arb[2][HFI_SMA_VL_ARB_ENTRIES];	/* low, high */
 	struct hfi_smp_buffer_control bct;
+	/* HFI CongestionSetting as hfi1 keeps it (cc_sl_control_map, congestion_entries) */
+	uint32_t cc_control_map;
+	struct {
+		uint8_t ccti_increase, trigger_threshold, ccti_min;
+		uint16_t ccti_timer;
+	} cc_entries[HFI_SMP_MAP_SIZE];
 };
 
 /* One SMP being answered: its decoded header and the answer's bytes. */
@@ -331,9 +337,32 @@ note_down_reasons(struct hfi_sma *sma, uint8_t local, uint8_t neigh)
 }
 
 /* The link went down: what hfi1's link-down handling leaves in the port. */
+/*
+ * hfi1's management P_Key at index 2 (STL_DEFAULT_FM_PKEY_IDX): added when
+ * the link comes up to a neighbour that allows management from this port
+ * (handle_verify_cap, add_full_mgmt_pkey), cleared when it goes down
+ * (handle_link_down, clear_full_mgmt_pkey). The chip hears of it as of a
+ * P_KeyTable Set; if it refuses, the SMA's table stays as the chip's.
+ */
+#define FULL_MGMT_PKEY_IDX	2
+
+static void
+full_mgmt_pkey(struct hfi_sma *sma, uint16_t pkey)
+{
+	uint16_t pkeys[HFI_SMA_NUM_PKEYS];
+
+	if (sma->pkeys[FULL_MGMT_PKEY_IDX] == pkey)
+		return;
+	memcpy(pkeys, sma->pkeys, sizeof(pkeys));
+	pkeys[FULL_MGMT_PKEY_IDX] = pkey;
+	if (sma->ops.set_pkeys == NULL || sma->ops.set_pkeys(sma->ctx, pkeys) == 0)
+		memcpy(sma->pkeys, pkeys, sizeof(pkeys));
+}
+
 static void
 port_went_down(struct hfi_sma *sma, uint8_t phys)
 {
+	full_mgmt_pkey(sma, 0);
 	sma->lstate = HFI_SMP_PORT_DOWN;
 	sma->pstate = phys;
 	sma->sm_config_started = false;
@@ -1137,6 +1166,68 @@ get_cable_info(struct req *r, uint32_t am, uint8_t *data, uint32_t max_len, uint
 	return V_REPLY;
 }
 
+/* ---- HFI CongestionSetting ---- */
+
+/*
+ * hfi1 __subn_get/set_opa_cong_setting(): Control_Map (32 bits),
+ * Port_Control (16), then per SL {CCTI_Increase, reserved, CCTI_Timer (16),
+ * TriggerThreshold, CCTI_Min}. The port always reports SL-based control
+ * (apply_cc_state()); a Set keeps the map and the entries.
+ */
+#define CC_SETTING_SIZE		(4 + 2 + HFI_SMP_MAP_SIZE * 6)
+#define CC_PORT_CONTROL_SL	0x0001	/* IB_CC_CCS_PC_SL_BASED */
+
+static enum verdict
+get_cong_setting(struct req *r, uint32_t am, uint8_t *data, uint32_t max_len,
+		 uint32_t *resp_len)
+{
+	struct hfi_sma *sma = r->sma;
+	uint8_t *e;
+	unsigned int i;
+
+	(void)am;
+	if (max_len < CC_SETTING_SIZE)
+		return status(r, HFI_SMP_STATUS_INVALID_FIELD);
+	memset(data, 0, CC_SETTING_SIZE);
+	data[0] = (uint8_t)(sma->cc_control_map >> 24);
+	data[1] = (uint8_t)(sma->cc_control_map >> 16);
+	data[2] = (uint8_t)(sma->cc_control_map >> 8);
+	data[3] = (uint8_t)sma->cc_control_map;
+	data[5] = CC_PORT_CONTROL_SL;
+	for (i = 0; i < HFI_SMP_MAP_SIZE; i++) {
+		e = data + 6 + i * 6;
+		e[0] = sma->cc_entries[i].ccti_increase;
+		e[2] = (uint8_t)(sma->cc_entries[i].ccti_timer >> 8);
+		e[3] = (uint8_t)sma->cc_entries[i].ccti_timer;
+		e[4] = sma->cc_entries[i].trigger_threshold;
+		e[5] = sma->cc_entries[i].ccti_min;
+	}
+	add_len(resp_len, CC_SETTING_SIZE);
+	return V_REPLY;
+}
+
+static enum verdict
+set_cong_setting(struct req *r, uint32_t am, uint8_t *data, uint32_t max_len,
+		 uint32_t *resp_len)
+{
+	struct hfi_sma *sma = r->sma;
+	const uint8_t *e;
+	unsigned int i;
+
+	if (max_len < CC_SETTING_SIZE)
+		return status(r, HFI_SMP_STATUS_INVALID_FIELD);
+	sma->cc_control_map = (uint32_t)data[0] << 24 | (uint32_t)data[1] << 16 |
+			      (uint32_t)data[2] << 8 | data[3];
+	for (i = 0; i < HFI_SMP_MAP_SIZE; i++) {
+		e = data + 6 + i * 6;
+		sma->cc_entries[i].ccti_increase = e[0];
+		sma->cc_entries[i].ccti_timer = (uint16_t)(e[2] << 8 | e[3]);
+		sma->cc_entries[i].trigger_threshold = e[4];
+		sma->cc_entries[i].ccti_min = e[5];
+	}
+	return get_cong_setting(r, am, data, max_len, resp_len);
+}
+
 /* ---- Dispatch and Aggregate ---- */
 
 static const struct {
@@ -1157,6 +1248,7 @@ static const struct {
 	{ HFI_SMP_ATTR_CABLE_INFO, get_cable_info, NULL },
 	{ HFI_SMP_ATTR_VL_ARB, get_vl_arb, set_vl_arb },
 	{ HFI_SMP_ATTR_LED_INFO, get_led_info, set_led_info },
+	{ HFI_SMP_ATTR_HFI_CONG_SETTING, get_cong_setting, set_cong_setting },
 };
 
 /* hfi1 subn_get_opa_sma() / subn_set_opa_sma() */
@@ -1379,6 +1471,8 @@ hfi_sma_link_up(struct hfi_sma *sma, const struct hfi_sma_link_info *info)
 {
 	if (info != NULL)
 		sma->link = *info;
+	if (sma->link.mgmt_allowed)
+		full_mgmt_pkey(sma, HFI_SMA_FULL_MGMT_PKEY);
 	sma->lstate = HFI_SMP_PORT_INIT;
 	sma->pstate = HFI_SMP_PHYS_LINKUP;
 	sma->sm_config_started = false;

@@ -6,17 +6,429 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "hfi_dev.h"
 #include "hfi_fabric.h"
 #include "hfi_mad.h"
+#include "hfi_sma.h"
+#include "hfi_smp.h"
 #include "opa_vnic_em.h"
 #include "opa_vnic_mad_transport.h"
 
 struct opa_vnic_em {
 	struct hfi_dev *dev;
 	struct opa_vnic_mad_transport mt;
+	/*
+	 * On a fabric run by an SM the EM's port is a node the SM sweeps like
+	 * any other: hfi1's SMA answers for it (the EM's host would have one),
+	 * between the MAD channel and the engine, which sees no SMP.
+	 */
+	struct hfi_sma *sma;
+	struct vema_transport t;
 	struct vema_em *engine;
+	/*
+	 * Under an SM the hosts come from its SA: the HFI nodes of the last
+	 * NodeRecord table it gave (a GetTable sent at most every SA_RETRY_MS).
+	 */
+	uint64_t sa_tid;
+	uint64_t sa_sent_ms;
+	bool sa_valid;
+	unsigned int sa_n;
+	struct vema_em_host_port sa_hosts[HFI_FABRIC_MAX_PORTS];
+	void (*notify)(void *ctx, enum vema_em_note note, const char *msg);
+	void *notify_ctx;
+};
+
+#define SA_CLASS		0x03
+#define SA_CLASS_VERSION	0x80
+#define SA_METHOD_GET_TABLE	0x12
+#define SA_METHOD_GET_TABLE_RESP 0x92
+#define SA_ATTR_NODE_RECORD	0x0011
+/* MAD 24, RMPP 12, SM_Key 8, AttributeOffset 2 (+2), ComponentMask 8 */
+#define SA_HDR_SIZE		56
+#define SA_NODE_RECORD_SIZE	120	/* RID 8, NodeInfo 44, NodeDescription 64, padding */
+#define SA_ATTR_OFFSET		44
+#define SA_NR_NODE_TYPE		(8 + 2)		/* RID (LID, reserved), NodeInfo.NodeType */
+#define SA_NR_NODE_DESC		(8 + 44)	/* after RID and the 44-byte NodeInfo */
+#define SA_RETRY_MS		1000
+#define RMPP_TYPE_DATA		1
+#define RMPP_TYPE_ACK		2
+#define RMPP_FLAG_ACTIVE	0x01
+#define RMPP_FLAG_FIRST		0x02
+#define RMPP_FLAG_LAST		0x04
+#define NODE_TYPE_FI		1
+
+/* ---- the SMA of the EM's port ---- */
+
+static int
+sma_set_lid(void *ctx, uint32_t lid, uint8_t lmc)
+{
+	struct opa_vnic_em *em = ctx;
+
+	(void)lmc;
+	return lid == hfi_dev_lid(em->dev) ? 0 : hfi_mad_set_lid(em->dev, lid);
+}
+
+static int
+sma_set_pkeys(void *ctx, const uint16_t pkeys[HFI_SMA_NUM_PKEYS])
+{
+	struct opa_vnic_em *em = ctx;
+
+	return hfi_fabric_set_pkeys(hfi_dev_fabric(em->dev), hfi_dev_lid(em->dev), pkeys,
+				    HFI_SMA_NUM_PKEYS);
+}
+
+static int
+sma_set_link(void *ctx, enum hfi_sma_link_req req)
+{
+	(void)ctx;
+	/* a management port: the fabric keeps it open to MADs; Armed/Active are the SMA's */
+	return req == HFI_SMA_LINK_ARMED || req == HFI_SMA_LINK_ACTIVE ? 0 : -ENOTSUP;
+}
+
+static int
+sma_send_trap(void *ctx, uint32_t dlid, uint8_t sl, const void *mad, size_t len)
+{
+	struct opa_vnic_em *em = ctx;
+	struct hfi_mad_addr to = {
+		.lid = dlid,
+		.qpn = HFI_QP0,
+		.sl = sl,
+		.pkey_index = hfi_sma_mgmt_pkey_index(em->sma),
+	};
+
+	return hfi_mad_send(em->dev, &to, mad, len);
+}
+
+static const struct hfi_sma_ops em_sma_ops = {
+	.set_lid = sma_set_lid,
+	.set_pkeys = sma_set_pkeys,
+	.set_link = sma_set_link,
+	.send_trap = sma_send_trap,
+};
+
+static uint16_t
+top_bit(uint16_t mask)
+{
+	return mask == 0 ? 0 : (uint16_t)(1u << (31 - __builtin_clz(mask)));
+}
+
+static int
+em_sma_start(struct opa_vnic_em *em)
+{
+	static const uint16_t pkeys[] = { 0x8001, HFI_SMA_LIM_MGMT_PKEY };	/* hfi1's power-on */
+	struct hfi_fabric_config fc;
+	struct hfi_sma_config cfg;
+	struct hfi_sma_link_info li;
+	struct hfi_fabric_neighbor n;
+	uint64_t guid = hfi_dev_port_guid(em->dev);
+
+	hfi_fabric_get_config(hfi_dev_fabric(em->dev), &fc);
+	if (!fc.sm_managed)
+		return 0;
+	hfi_sma_config_init(&cfg);
+	cfg.node_guid = guid;
+	cfg.port_guid = guid;
+	cfg.system_image_guid = guid;
+	snprintf(cfg.node_desc, sizeof(cfg.node_desc), "%s", hfi_dev_name(em->dev));
+	em->sma = hfi_sma_create(&cfg, &em_sma_ops, em);
+	if (em->sma == NULL)
+		return -errno;
+	hfi_fabric_set_pkeys(hfi_dev_fabric(em->dev), hfi_dev_lid(em->dev), pkeys, 2);
+	hfi_sma_preset(em->sma, hfi_dev_lid(em->dev), pkeys, 2);
+	memset(&li, 0, sizeof(li));
+	if (hfi_dev_neighbor(em->dev, &n) == 0) {
+		li.neighbor_guid = n.guid;
+		li.neighbor_port = n.port;
+		li.neighbor_type = n.node_type;
+		li.mgmt_allowed = n.mgmt_allowed;
+	}
+	/* trained to the widest and fastest it supports */
+	li.link_width_active = top_bit(cfg.link_width_supported);
+	li.link_speed_active = top_bit(cfg.link_speed_supported);
+	li.lwd_tx_active = li.link_width_active;
+	li.lwd_rx_active = li.link_width_active;
+	hfi_sma_link_up(em->sma, &li);
+	/* the software switch's end of the link has no state of its own */
+	hfi_sma_neighbor_normal(em->sma);
+	return 0;
+}
+
+/* An SMP for the SMA: answered (back to where it came from) and kept from the engine. */
+static bool
+em_sma_take(struct opa_vnic_em *em, const struct vema_mad_addr *from, const uint8_t *mad,
+	    size_t len)
+{
+	uint8_t out[HFI_SMP_SIZE];
+	uint16_t tbl[HFI_PKEY_TABLE_SIZE];
+	struct hfi_sma_rx rx = { .slid = from->lid };
+	struct hfi_mad_addr to = { .lid = from->lid, .qpn = HFI_QP0, .sl = from->sl };
+	size_t out_len = sizeof(out);
+	int n;
+
+	if (em->sma == NULL || from->qpn != HFI_QP0)
+		return false;
+	n = hfi_dev_pkey_table(em->dev, tbl, HFI_PKEY_TABLE_SIZE);
+	if (from->pkey_index < n)
+		rx.pkey = tbl[from->pkey_index];
+	if (hfi_sma_process(em->sma, &rx, mad, len, out, &out_len) == 1) {
+		to.pkey_index = from->pkey_index;
+		hfi_mad_send(em->dev, &to, out, out_len);
+	}
+	return true;
+}
+
+/* ---- the hosts from the SM's SA ---- */
+
+static uint64_t
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void
+put_be(uint8_t *p, uint64_t v, unsigned int n)
+{
+	while (n-- > 0) {
+		p[n] = (uint8_t)v;
+		v >>= 8;
+	}
+}
+
+static uint64_t
+get_be(const uint8_t *p, unsigned int n)
+{
+	uint64_t v = 0;
+
+	while (n-- > 0)
+		v = v << 8 | *p++;
+	return v;
+}
+
+/* The SM's LID when an SM made the port Active (the SA lives there), else 0. */
+static uint32_t
+em_sm_lid(const struct opa_vnic_em *em)
+{
+	struct hfi_sma_port_view v;
+
+	if (em->sma == NULL)
+		return 0;
+	hfi_sma_port_view(em->sma, &v);
+	return v.port_state == HFI_SMP_PORT_ACTIVE ? v.sm_lid : 0;
+}
+
+/* The P_Key index SA requests go on: full management, else limited. */
+static uint16_t
+em_sa_pkey_index(struct opa_vnic_em *em)
+{
+	int i = em->mt.t.ops->find_pkey(em->mt.t.priv, HFI_SMA_FULL_MGMT_PKEY);
+
+	if (i < 0)
+		i = em->mt.t.ops->find_pkey(em->mt.t.priv, HFI_SMA_LIM_MGMT_PKEY);
+	return i < 0 ? 0 : (uint16_t)i;
+}
+
+/* SubnAdmGetTable(NodeRecord), all of them, unless one was sent lately. */
+static void
+em_sa_query(struct opa_vnic_em *em, uint32_t sm_lid)
+{
+	uint8_t mad[SA_HDR_SIZE + SA_NODE_RECORD_SIZE] = { 0 };
+	struct hfi_mad_addr to = {
+		.lid = sm_lid,
+		.qpn = HFI_QP1,
+		.qkey = HFI_GSI_QKEY,
+		.pkey_index = em_sa_pkey_index(em),
+	};
+	uint64_t now = mono_ms();
+
+	if (em->sa_sent_ms != 0 && now - em->sa_sent_ms < SA_RETRY_MS)
+		return;
+	em->sa_sent_ms = now;
+	em->sa_tid++;
+	mad[0] = HFI_SMP_BASE_VERSION_OPA;
+	mad[1] = SA_CLASS;
+	mad[2] = SA_CLASS_VERSION;
+	mad[3] = SA_METHOD_GET_TABLE;
+	put_be(mad + 8, em->sa_tid, 8);
+	put_be(mad + 16, SA_ATTR_NODE_RECORD, 2);
+	mad[24] = 1;				/* RMPP version: the answer may be long */
+	hfi_mad_send(em->dev, &to, mad, sizeof(mad));
+}
+
+static void
+em_note(struct opa_vnic_em *em, const char *msg)
+{
+	if (em->notify != NULL)
+		em->notify(em->notify_ctx, VEMA_EM_NOTE_STATE, msg);
+}
+
+/*
+ * The SA's answer: the HFI nodes other than this one, named by the last word
+ * of their NodeDescription (hfi1's "<host> <device>"). A one-segment RMPP
+ * answer is acknowledged, as an RMPP receiver does; a longer one is not read.
+ */
+static bool
+em_sa_take(struct opa_vnic_em *em, const struct vema_mad_addr *from, uint8_t *mad,
+	   size_t len)
+{
+	struct hfi_mad_addr to = {
+		.lid = from->lid,
+		.qpn = HFI_QP1,
+		.qkey = HFI_GSI_QKEY,
+		.pkey_index = from->pkey_index,
+	};
+	unsigned int stride, n = 0;
+	uint8_t flags = mad[26];
+	const uint8_t *rec;
+	char msg[96];
+	size_t end;
+
+	if (len < SA_HDR_SIZE || mad[1] != SA_CLASS || mad[3] != SA_METHOD_GET_TABLE_RESP ||
+	    get_be(mad + 8, 8) != em->sa_tid)
+		return false;
+	if ((flags & RMPP_FLAG_ACTIVE) && mad[25] == RMPP_TYPE_DATA) {
+		uint8_t ack[SA_HDR_SIZE] = { 0 };
+
+		memcpy(ack, mad, 24);
+		ack[4] = ack[5] = 0;
+		ack[24] = mad[24];
+		ack[25] = RMPP_TYPE_ACK;
+		ack[26] = RMPP_FLAG_ACTIVE;
+		memcpy(ack + 28, mad + 28, 4);		/* the segment received */
+		memcpy(ack + 32, mad + 28, 4);		/* new window: nothing more */
+		hfi_mad_send(em->dev, &to, ack, sizeof(ack));
+		if ((flags & (RMPP_FLAG_FIRST | RMPP_FLAG_LAST)) !=
+		    (RMPP_FLAG_FIRST | RMPP_FLAG_LAST)) {
+			em_note(em, "SA: a NodeRecord table of several segments: not read");
+			return true;
+		}
+	}
+	if (get_be(mad + 4, 2) != 0)
+		return true;
+	stride = (unsigned int)get_be(mad + SA_ATTR_OFFSET, 2) * 8;
+	if (stride < SA_NR_NODE_DESC + HFI_SMP_NODE_DESC_SIZE)
+		return true;
+	end = len;
+	if (flags & RMPP_FLAG_ACTIVE) {
+		/* a lone segment's PayloadLength: the SA header (20 bytes) and the records */
+		uint32_t pl = (uint32_t)get_be(mad + 32, 4);
+
+		if (pl >= 20 && 36 + pl < end)
+			end = 36 + pl;
+	}
+	for (rec = mad + SA_HDR_SIZE; rec + stride <= mad + end && n < HFI_FABRIC_MAX_PORTS;
+	     rec += stride) {
+		uint32_t lid = (uint32_t)get_be(rec, 4);
+		char desc[HFI_SMP_NODE_DESC_SIZE + 1];
+		const char *name;
+
+		if (lid == 0 || lid == hfi_dev_lid(em->dev) || rec[SA_NR_NODE_TYPE] != NODE_TYPE_FI)
+			continue;
+		memcpy(desc, rec + SA_NR_NODE_DESC, HFI_SMP_NODE_DESC_SIZE);
+		desc[HFI_SMP_NODE_DESC_SIZE] = '\0';
+		name = strrchr(desc, ' ');
+		name = name != NULL ? name + 1 : desc;
+		em->sa_hosts[n].lid = lid;
+		snprintf(em->sa_hosts[n].name, sizeof(em->sa_hosts[n].name), "%.*s",
+			 (int)sizeof(em->sa_hosts[n].name) - 1, name);
+		n++;
+	}
+	if (!em->sa_valid || n != em->sa_n) {
+		snprintf(msg, sizeof(msg), "SA at LID 0x%x: %u HFI nodes besides this one",
+			 from->lid, n);
+		em_note(em, msg);
+	}
+	em->sa_n = n;
+	em->sa_valid = true;
+	return true;
+}
+
+/*
+ * The hosts as the SA last listed them; a new GetTable goes out when one is
+ * due. None before the SM made this port Active and its SA answered.
+ */
+static int
+em_sa_host_ports(struct opa_vnic_em *em, struct vema_em_host_port *ports, unsigned int max)
+{
+	uint32_t sm_lid = em_sm_lid(em);
+	unsigned int i;
+
+	if (sm_lid != 0)
+		em_sa_query(em, sm_lid);
+	if (!em->sa_valid)
+		return 0;
+	for (i = 0; i < em->sa_n && i < max; i++)
+		ports[i] = em->sa_hosts[i];
+	return (int)i;
+}
+
+static int
+em_sa_resolve(struct opa_vnic_em *em, const char *name, uint32_t *lid)
+{
+	uint32_t sm_lid = em_sm_lid(em);
+	unsigned int i;
+
+	if (sm_lid != 0)
+		em_sa_query(em, sm_lid);
+	if (!em->sa_valid)
+		return -EAGAIN;		/* cannot be told yet: the member stays */
+	for (i = 0; i < em->sa_n; i++)
+		if (strcmp(em->sa_hosts[i].name, name) == 0) {
+			*lid = em->sa_hosts[i].lid;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+static int
+em_t_send(void *priv, const struct vema_mad_addr *to, const void *mad, size_t len)
+{
+	struct opa_vnic_em *em = priv;
+
+	return em->mt.t.ops->send(em->mt.t.priv, to, mad, len);
+}
+
+static int
+em_t_recv(void *priv, struct vema_mad_addr *from, void *buf, size_t *len)
+{
+	struct opa_vnic_em *em = priv;
+	size_t room = *len;
+	int rc;
+
+	for (;;) {
+		*len = room;
+		rc = em->mt.t.ops->recv(em->mt.t.priv, from, buf, len);
+		if (rc < 0 || (!em_sma_take(em, from, buf, *len) &&
+			       !(em->sma != NULL && em_sa_take(em, from, buf, *len))))
+			return rc;
+	}
+}
+
+static int
+em_t_fd(void *priv)
+{
+	struct opa_vnic_em *em = priv;
+
+	return em->mt.t.ops->fd(em->mt.t.priv);
+}
+
+static int
+em_t_find_pkey(void *priv, uint16_t pkey)
+{
+	struct opa_vnic_em *em = priv;
+
+	return em->mt.t.ops->find_pkey(em->mt.t.priv, pkey);
+}
+
+static const struct vema_transport_ops em_t_ops = {
+	.send = em_t_send,
+	.recv = em_t_recv,
+	.fd = em_t_fd,
+	.find_pkey = em_t_find_pkey,
 };
 
 static int
@@ -34,8 +446,13 @@ fabric_ports(struct hfi_dev *dev, struct hfi_fabric_port_info *info)
 static int
 em_resolve(void *ctx, const char *name, uint32_t *lid)
 {
+	struct opa_vnic_em *em = ctx;
 	struct hfi_fabric_port_info info[HFI_FABRIC_MAX_PORTS];
-	int i, n = fabric_ports(ctx, info);
+	int i, n;
+
+	if (em->sma != NULL)
+		return em_sa_resolve(em, name, lid);
+	n = fabric_ports(em->dev, info);
 
 	if (n < 0)
 		return n;	/* not "absent": the fabric could not be read */
@@ -51,9 +468,14 @@ em_resolve(void *ctx, const char *name, uint32_t *lid)
 static int
 em_host_ports(void *ctx, struct vema_em_host_port *ports, unsigned int max)
 {
+	struct opa_vnic_em *em = ctx;
 	struct hfi_fabric_port_info info[HFI_FABRIC_MAX_PORTS];
-	int i, n = fabric_ports(ctx, info);
 	unsigned int k = 0;
+	int i, n;
+
+	if (em->sma != NULL)
+		return em_sa_host_ports(em, ports, max);
+	n = fabric_ports(em->dev, info);
 
 	for (i = 0; i < n && k < max; i++) {
 		if (info[i].role != HFI_ROLE_HOST || info[i].link != HFI_LINK_UP)
@@ -110,11 +532,20 @@ opa_vnic_em_open(const struct opa_vnic_em_params *p, struct opa_vnic_em **out, c
 		goto fail;
 	}
 	opa_vnic_mad_transport_init(&em->mt, em->dev);
+	rc = em_sma_start(em);
+	if (rc < 0) {
+		snprintf(err, errlen, "cannot start the SMA of %s: %s", name, strerror(-rc));
+		goto fail;
+	}
+	em->t.ops = &em_t_ops;
+	em->t.priv = em;
 	vema_em_params_init(&ep);
-	ep.transport = &em->mt.t;
+	ep.transport = &em->t;
 	ep.em_lid = hfi_dev_lid(em->dev);
 	ep.fabric = &em_fabric_ops;
-	ep.fabric_ctx = em->dev;
+	ep.fabric_ctx = em;
+	em->notify = p->notify;
+	em->notify_ctx = p->notify_ctx;
 	if (p->poll_interval_ms != 0)
 		ep.poll_interval_ms = p->poll_interval_ms;
 	ep.notify = p->notify;
@@ -127,6 +558,7 @@ opa_vnic_em_open(const struct opa_vnic_em_params *p, struct opa_vnic_em **out, c
 	*out = em;
 	return 0;
 fail:
+	hfi_sma_destroy(em->sma);
 	if (em->dev != NULL)
 		hfi_dev_close(em->dev);
 	free(dflt);
@@ -140,6 +572,7 @@ opa_vnic_em_close(struct opa_vnic_em *em)
 	if (em == NULL)
 		return;
 	vema_em_destroy(em->engine);
+	hfi_sma_destroy(em->sma);
 	hfi_dev_close(em->dev);
 	free(em);
 }

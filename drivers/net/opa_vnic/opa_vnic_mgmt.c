@@ -18,6 +18,7 @@
 
 #define MGMT_SMI_SLOTS	64	/* hfi1 keeps 3 VL15 packets in flight per port; room for bursts */
 #define MGMT_GSI_SLOTS	256
+#define LINK_SPEED_25G	0x0002	/* OPA_LINK_SPEED_25G */
 
 struct opa_vnic_mgmt {
 	struct opa_vnic_hfi *hfi;
@@ -192,6 +193,15 @@ opa_vnic_mgmt_link(struct opa_vnic_mgmt *m, bool up)
 		li.neighbor_port = n.port;
 		li.neighbor_type = n.node_type;
 		li.mgmt_allowed = n.mgmt_allowed;
+	}
+	/*
+	 * What the link trained to (hfi1 get_linkup_link_widths and
+	 * handle_verify_cap): the widths the 8051 reports, no downgrade yet, and
+	 * 25G, the only rate this chip offers (set_local_link_attributes).
+	 */
+	if (hfi_chip_link_widths(m->hfi->dev, &li.lwd_tx_active, &li.lwd_rx_active) == 0) {
+		li.link_width_active = li.lwd_tx_active;
+		li.link_speed_active = LINK_SPEED_25G;
 	}
 	hfi_sma_link_up(m->sma, &li);
 	/*

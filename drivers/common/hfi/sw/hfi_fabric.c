@@ -1046,10 +1046,23 @@ fab_port_attach(struct hfi_fabric *fab, const char *name, enum hfi_role role, ui
 	port->guid = FAB_GUID_BASE | lid;
 	port->lid_by_driver = 0;
 	snprintf(port->name, sizeof(port->name), "%s", name);
-	/* Hosts are limited members of management, the EM's ports full ones. */
-	port->npkeys = role == HFI_ROLE_MGMT ? h->cfg.mgmt_npkeys : h->cfg.npkeys;
-	memcpy(port->pkeys, role == HFI_ROLE_MGMT ? h->cfg.mgmt_pkeys : h->cfg.pkeys,
-	       sizeof(port->pkeys));
+	if (h->cfg.sm_managed) {
+		/*
+		 * The table hfi1 powers a port on with (hfi1_init_pportdata):
+		 * the default partition and limited management; the SM writes
+		 * the rest. The configured tables are what a fabric without an
+		 * SM gives instead: hosts are limited members of management,
+		 * the EM's ports full ones.
+		 */
+		memset(port->pkeys, 0, sizeof(port->pkeys));
+		port->pkeys[0] = 0x8001;
+		port->pkeys[1] = 0x7fff;
+		port->npkeys = 2;
+	} else {
+		port->npkeys = role == HFI_ROLE_MGMT ? h->cfg.mgmt_npkeys : h->cfg.npkeys;
+		memcpy(port->pkeys, role == HFI_ROLE_MGMT ? h->cfg.mgmt_pkeys : h->cfg.pkeys,
+		       sizeof(port->pkeys));
+	}
 	for (i = 0; i < FAB_NCOUNTERS; i++)
 		atomic_store(&port->ctr[i], 0);
 	atomic_store(&port->drain_lock, 0);

@@ -29,8 +29,11 @@
 #include "hfi_switch.h"
 
 #define FAB_MAGIC		UINT64_C(0x4346424641504f31)	/* "1OPAFBFC" */
-#define FAB_VERSION		7	/* 7: management ports' P_Keys; 6: MFT of 8192 entries;
-					 * 5: the switch of sm_managed fabrics */
+/*
+ * 8: management ports' P_Keys and the switch congestion setting; 6: MFT of
+ * 8192 entries; 5: the switch of sm_managed fabrics
+ */
+#define FAB_VERSION		8
 #define FAB_MAX_PROCS		64
 #define FAB_CELL_HDR		64
 #define FAB_DATA_PAYLOAD	16384

@@ -30,6 +30,7 @@
 #define SW_MCAST_MASK_DEFAULT	4	/* STL_SWITCH_INFO: MulticastMask POD */
 #define SW_COLL_MASK_DEFAULT	1	/* CollectiveMask POD */
 #define PORT_PHYS_POLLING	2
+#define PORT_TYPE_FIXED		2	/* STL_PORT_TYPE_FIXED */
 #define BCT_PAD_SIZE		((HFI_SMP_BCT_SIZE + 7) & ~7)	/* STL_BFRCTRLTAB_PAD_SIZE */
 #define AM_SCSC_ALL_EGRESS	(UINT32_C(1) << 16)	/* B: N counts ingress ports */
 #define AM_SCSC_ALL_INGRESS	(UINT32_C(1) << 17)
@@ -171,7 +172,8 @@ hfi_switch_mft_ports(const struct hfi_switch *sw, uint32_t mlid,
 	for (i = 0; i < HFI_SWITCH_MFT_POSITIONS; i++)
 		ports[i] = 0;
 	if (mlid < HFI_SWITCH_MCAST_BASE || idx >= HFI_SWITCH_MFT_CAP ||
-	    mlid > sw->si.multicast_fdb_top)
+	    sw->si.multicast_fdb_top < HFI_SWITCH_STL_MCAST_BASE ||
+	    idx > sw->si.multicast_fdb_top - HFI_SWITCH_STL_MCAST_BASE)
 		return;
 	for (i = 0; i < HFI_SWITCH_MFT_POSITIONS; i++)
 		ports[i] = __atomic_load_n(&sw->mft[idx][i], __ATOMIC_RELAXED);
@@ -310,8 +312,8 @@ set_switch_info(struct sreq *r, uint32_t am, uint8_t *data, uint32_t max_len,
 	hfi_smp_decode(&hfi_smp_layout_switch_info, data, &in);
 	if (in.linear_fdb_top >= si->linear_fdb_cap ||
 	    (in.multicast_fdb_top != 0 &&
-	     (in.multicast_fdb_top < HFI_SWITCH_MCAST_BASE ||
-	      in.multicast_fdb_top - HFI_SWITCH_MCAST_BASE >= si->multicast_fdb_cap)) ||
+	     (in.multicast_fdb_top < HFI_SWITCH_STL_MCAST_BASE ||
+	      in.multicast_fdb_top - HFI_SWITCH_STL_MCAST_BASE >= si->multicast_fdb_cap)) ||
 	    (in.routing_mode_enabled != HFI_SMP_ROUTE_NOP &&
 	     !(in.routing_mode_enabled & si->routing_mode_supported))) {
 		fail(r, HFI_SMP_STATUS_INVALID_FIELD);
@@ -372,7 +374,12 @@ fill_port_info(struct sreq *r, unsigned int port, struct hfi_smp_port_info *pi)
 	pi->port_states.ledenable_offlinereason = port_states_byte(p, l.up);
 	pi->port_states.portphysstate_portstate =
 		(uint8_t)(phys_state(r, port) << 4 | p->lstate);
-	pi->port_phys_conf = port == 0 ? 0 : 4;	/* QSFP on external ports */
+	/*
+	 * PortType Fixed (a backplane port): a software link has no cable
+	 * module, so no CableInfo. A Standard (QSFP) port would be asked for
+	 * CableInfo by the SM, which only a port with a module can answer.
+	 */
+	pi->port_phys_conf = port == 0 ? 0 : PORT_TYPE_FIXED;
 	pi->link_speed_supported = LINK_SPEED_25G;
 	pi->link_width_supported = LINK_WIDTH_4X;
 	pi->lwd_supported = LINK_WIDTH_4X;
@@ -826,6 +833,33 @@ set_mft(struct sreq *r, uint32_t am, uint8_t *data, uint32_t max_len, uint32_t *
 
 /* ---- dispatch ---- */
 
+/* ---- SwitchCongestionSetting ---- */
+
+/*
+ * A switch keeps what the SM sets (Control_Map, the victim and credit masks,
+ * the thresholds, packet size, return delay, marking rate) and answers it
+ * back; the software switch marks no packet, so nothing else follows.
+ */
+static void
+get_cong_setting(struct sreq *r, uint32_t am, uint8_t *data, uint32_t max_len,
+		 uint32_t *resp_len)
+{
+	if (am != 0 || max_len < HFI_SWITCH_CONG_SETTING_SIZE)
+		return fail(r, HFI_SMP_STATUS_INVALID_FIELD);
+	memcpy(data, r->sw->cong_setting, HFI_SWITCH_CONG_SETTING_SIZE);
+	add_len(resp_len, HFI_SWITCH_CONG_SETTING_SIZE);
+}
+
+static void
+set_cong_setting(struct sreq *r, uint32_t am, uint8_t *data, uint32_t max_len,
+		 uint32_t *resp_len)
+{
+	if (am != 0 || max_len < HFI_SWITCH_CONG_SETTING_SIZE)
+		return fail(r, HFI_SMP_STATUS_INVALID_FIELD);
+	memcpy(r->sw->cong_setting, data, HFI_SWITCH_CONG_SETTING_SIZE);
+	get_cong_setting(r, am, data, max_len, resp_len);
+}
+
 static const struct {
 	uint16_t id;
 	attr_fn get;
@@ -847,6 +881,7 @@ static const struct {
 	{ HFI_SMP_ATTR_SC_TO_VLNT, get_sc_to_vlnt, set_sc_to_vlnt },
 	{ HFI_SMP_ATTR_PORT_STATE_INFO, get_psi, set_psi },
 	{ HFI_SMP_ATTR_BUFFER_CONTROL, get_bct, set_bct },
+	{ HFI_SMP_ATTR_SW_CONG_SETTING, get_cong_setting, set_cong_setting },
 };
 
 static void

@@ -31,7 +31,15 @@
 #define HFI_SWITCH_MFT_CAP	8192		/* MulticastFDBCap: 0xf00000..0xf01fff (opa-fm's MLIDTableCap) */
 #define HFI_SWITCH_MFT_POSITIONS 2		/* 64-bit masks held: ports 0..127 */
 #define HFI_SWITCH_NUM_PKEYS	32		/* PartitionEnforcementCap: one block */
-#define HFI_SWITCH_MCAST_BASE	UINT32_C(0xf00000)	/* MFT index 0 (STL_LID_MULTICAST_BEGIN) */
+#define HFI_SWITCH_MCAST_BASE	UINT32_C(0xf00000)	/* MFT index 0 as a 16B (24-bit) DLID */
+/*
+ * MFT index 0 in the SMA's 32-bit LID space (STL_LID_MULTICAST_BEGIN):
+ * SwitchInfo.MulticastFDBTop and PortInfo LIDs are STL LIDs, which a 16B
+ * header carries in 24 bits (0xf0000000 + i is 0xf00000 + i on the wire).
+ */
+#define HFI_SWITCH_STL_MCAST_BASE UINT32_C(0xf0000000)
+/* SwitchCongestionSetting: Control_Map, two 256-bit port masks, 4 bytes, 2 x 16 bits */
+#define HFI_SWITCH_CONG_SETTING_SIZE	(4 + 32 + 32 + 4 + 2 + 2)
 #define HFI_SWITCH_NUM_VLARB	4		/* low, high, preempt elements, preempt matrix */
 
 struct hfi_switch_port {
@@ -59,6 +67,7 @@ struct hfi_switch {
 	uint8_t lft[HFI_SWITCH_LFT_CAP];
 	uint64_t mft[HFI_SWITCH_MFT_CAP][HFI_SWITCH_MFT_POSITIONS];
 	struct hfi_switch_port port[HFI_SWITCH_MAX_PORTS + 1];
+	uint8_t cong_setting[HFI_SWITCH_CONG_SETTING_SIZE];	/* SwitchCongestionSetting */
 };
 
 /* What the switch sees at the far end of an external port (the fabric says). */
