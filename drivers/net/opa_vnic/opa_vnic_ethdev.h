@@ -55,6 +55,7 @@ extern int opa_vnic_logtype;
 
 #define OPA_VNIC_DRIVER_NAME	"net_opa_vnic"
 #define OPA_VNIC_MAX_QUEUES	16	/* per vport and direction (hfi1 VNIC's 16) */
+#define OPA_VNIC_MAX_SDMA	32	/* engines of one HFI the PMD can use (hfi1: 16) */
 #define OPA_VNIC_MAX_UC_MACS	32	/* the device address + secondary unicast */
 #define OPA_VNIC_MAX_MC_MACS	64
 #define OPA_VNIC_NUM_VESW	4096
@@ -167,7 +168,6 @@ struct opa_vnic_txq_stats {
 	uint64_t oversize;
 	uint64_t seg;
 	uint64_t carrier;
-	uint64_t aborted;
 };
 
 struct opa_vnic_rxq_group;
@@ -229,6 +229,7 @@ struct opa_vnic_txq {
 	uint64_t slots_iova;
 	uint8_t *trailer;
 	uint64_t trailer_iova;
+	struct hfi_sdma_user user;		/* its packets on the engine (exact) */
 	uint32_t slot_mask;
 	uint32_t slot_seq;
 	bool icrc_sw;
@@ -239,6 +240,7 @@ struct opa_vnic_txq {
 	uint64_t base[2];			/* packets, bytes at the last reset */
 	uint16_t nb_desc;
 	unsigned int engine;
+	uint64_t halts_seen;			/* engine halts this queue recovered or waited out */
 } __rte_cache_aligned;
 
 /* A DPDK shared Rx queue: the member queues polled as one. */
@@ -353,6 +355,9 @@ struct opa_vnic_hfi {
 	struct opa_vnic_shared shared;
 	unsigned int rsm_k;			/* entropy bits of the RSM index */
 	bool rsm_on;				/* the VNIC rule is installed with rsm_k */
+	/* SDMA engines and the tx queues on each (under lock; opa_vnic_rxtx.c) */
+	struct hfi_sdma *sdma[OPA_VNIC_MAX_SDMA];
+	unsigned int sdma_users[OPA_VNIC_MAX_SDMA];
 	struct opa_vnic_ctrl *ctrl;		/* control thread and VEMA agent */
 };
 
