@@ -211,8 +211,8 @@ sdma_stop_and_flush(struct hfi_sdma *e, hfi_sdma_cpl_fn fn, void *arg)
 	return rc != 0 ? rc : aborted;
 }
 
-int
-hfi_sdma_recover(struct hfi_sdma *e, hfi_sdma_cpl_fn fn, void *arg)
+static int
+sdma_recover(struct hfi_sdma *e, hfi_sdma_cpl_fn fn, void *arg, bool force)
 {
 	unsigned int spins = 0;
 	uint64_t t, c, ring4 = (uint64_t)(e->mask + 1) * 4, base;
@@ -222,6 +222,11 @@ hfi_sdma_recover(struct hfi_sdma *e, hfi_sdma_cpl_fn fn, void *arg)
 	if (!__atomic_compare_exchange_n(&e->recovering, &idle, 1, false, __ATOMIC_ACQUIRE,
 					 __ATOMIC_RELAXED))
 		return -EBUSY;
+	/* Another thread may have recovered it since this one saw the halt. */
+	if (!force && !hfi_sdma_halted(e)) {
+		__atomic_store_n(&e->recovering, 0, __ATOMIC_RELEASE);
+		return 0;
+	}
 	/* Close the ring, then wait for those already inside to finish. */
 	t = __atomic_fetch_or(&e->tail, HFI_SDMA_CLOSED, __ATOMIC_ACQ_REL) & ~HFI_SDMA_CLOSED;
 	/* Dedicated: the caller is the producer, and may have posted without a doorbell. */
@@ -246,6 +251,18 @@ hfi_sdma_recover(struct hfi_sdma *e, hfi_sdma_cpl_fn fn, void *arg)
 		sdma_open(e, base);
 	__atomic_store_n(&e->recovering, 0, __ATOMIC_RELEASE);
 	return rc != 0 ? rc : aborted;
+}
+
+int
+hfi_sdma_recover(struct hfi_sdma *e, hfi_sdma_cpl_fn fn, void *arg)
+{
+	return sdma_recover(e, fn, arg, false);
+}
+
+int
+hfi_sdma_flush(struct hfi_sdma *e, hfi_sdma_cpl_fn fn, void *arg)
+{
+	return sdma_recover(e, fn, arg, true);
 }
 
 void

@@ -149,18 +149,21 @@ hfi_sdma_shared(const struct hfi_sdma *e)
 }
 
 /*
- * After a halt (hfi_sdma_halted() true), or to force the engine empty: hand
+ * After a halt (hfi_sdma_halted() true): hand
  * every packet still in flight to fn (HFI_SDMA_SENT for those the engine
  * finished before halting, HFI_SDMA_ABORTED for the others; each counted in
  * its user), run the chip's recovery sequence (halt if needed, cleanup, wait
  * for cleaned-up, reload length/generation, tail 0, re-enable) and start
  * again with an empty ring. On a shared engine it first closes the ring
  * and waits for the producers and reapers already inside to leave.
- * Returns the number of aborted packets, -EBUSY when another thread is
- * recovering the engine, or another negative errno (-ETIMEDOUT if the
+ * Returns the number of aborted packets (0 when another thread recovered it
+ * since), -EBUSY when another thread is recovering the engine, or another negative errno (-ETIMEDOUT if the
  * engine never reports cleaned-up: it stays closed and halted).
  */
 int hfi_sdma_recover(struct hfi_sdma *e, hfi_sdma_cpl_fn fn, void *arg);
+
+/* hfi_sdma_recover() whether halted or not: stop the engine, everything back, restart. */
+int hfi_sdma_flush(struct hfi_sdma *e, hfi_sdma_cpl_fn fn, void *arg);
 
 /* Error bits (SEND_DMA_ENG_ERR_STATUS) that caused the last halt. */
 static inline uint64_t

@@ -535,7 +535,7 @@ opa_vnic_txq_drain(struct opa_vnic_txq *q)
 		rte_delay_us_sleep(1000);
 	}
 	while (hfi_sdma_user_in_flight(&q->user) != 0) {
-		int rc = hfi_sdma_recover(q->sdma, tx_free_cookie, NULL);
+		int rc = hfi_sdma_flush(q->sdma, tx_free_cookie, NULL);
 
 		OPA_VNIC_LOG(WARNING, "%s: tx queue %u: SDMA engine %u did not finish its "
 			     "packets in 100 ms; stopped and flushed: %d", q->vp->name, q->qid,
