@@ -68,10 +68,16 @@ extern int opa_vnic_logtype;
 /*
  * A Tx queue of n descriptors holds n - 1 single-segment packets: each takes
  * two SDMA descriptors at least (header with the first segment, trailer), so
- * its SDMA ring has 2n; at most 32768 (the engine's limit).
+ * the engine it is put on has a ring of 2n at least; at most 32768 (the
+ * engine's limit).
  */
 #define OPA_VNIC_TX_DESC_PER_PKT	2
 #define OPA_VNIC_TX_DESC_MAX	(32768 / OPA_VNIC_TX_DESC_PER_PKT)
+/*
+ * SDMA ring of an engine at least (hfi1's descq_cnt is 2048): room for four
+ * queues of 512 packets, as engines are shared once every one has a queue.
+ */
+#define OPA_VNIC_SDMA_RING	4096
 #define OPA_VNIC_HDR_ROOM	(OPA_VNIC_PBC_LEN + OPA_VNIC_HDR_LEN)	/* 28 */
 /* Bytes of a frame the transmit decision and flow hash may read (QinQ + IPv6 + ports). */
 #define OPA_VNIC_TX_PEEK	96

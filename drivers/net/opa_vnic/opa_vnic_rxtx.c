@@ -330,7 +330,9 @@ engine_quiesce(struct opa_vnic_hfi *hfi, const struct hfi_sdma *e, const struct 
  * the lowest-numbered engine no queue of the HFI uses, so that a queue
  * has an engine to itself while there are enough; once every engine has
  * a queue, the engine with the fewest queues, the lowest-numbered among
- * those. An engine that was set up for one queue keeps its ring size.
+ * those. An engine keeps the ring it was set up with: OPA_VNIC_SDMA_RING
+ * descriptors, or what its first queue needs if more, so that the queues
+ * that come to share it later find room too.
  */
 static int
 tx_engine_attach(struct opa_vnic_hfi *hfi, struct opa_vnic_txq *q, unsigned int ring)
@@ -417,7 +419,8 @@ opa_vnic_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	/* One slot per packet the queue may have in flight. */
 	q->slot_mask = slots - 1;
 	pthread_mutex_lock(&hfi->lock);
-	rc = tx_engine_attach(hfi, q, slots * OPA_VNIC_TX_DESC_PER_PKT);
+	rc = tx_engine_attach(hfi, q, RTE_MAX(slots * OPA_VNIC_TX_DESC_PER_PKT,
+					      (unsigned int)OPA_VNIC_SDMA_RING));
 	if (rc != 0) {
 		if (rc == -EBUSY)
 			OPA_VNIC_LOG(ERR, "%s: tx queue %u: no SDMA engine on hfi=%s is free to "

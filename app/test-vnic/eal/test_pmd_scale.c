@@ -1,0 +1,328 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 dpdk-opa-vnic authors
+ */
+
+/*
+ * More transmit queues than SDMA engines: 16 vport pairs, one vswitch per
+ * pair, sw0's vports with 3 tx queues each (48 queues on sw0's 16 engines),
+ * sw1's with 2 (32 on 16): every engine is shared, by queues of one vport and
+ * of several. Frames go through every tx queue both ways and each must
+ * arrive once, at the right vport. Then a worker lcore keeps 12 pairs
+ * forwarding (none lost, none twice; not in order: a vport starting or
+ * stopping on the receiving HFI reprograms its RSM map, and frames already
+ * in one receive context may then be overtaken) while the main
+ * lcore removes and re-probes the other 4 pairs, whose queues shared
+ * engines with the worker's, three times over. At the end every mbuf is
+ * back in its pool and no packet was aborted. RTE_MAX_ETHPORTS (32 in
+ * Debian's DPDK) bounds the test at 32 ports.
+ */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+
+#include "opa_vnic_ethdev.h"
+#include "pmd_test.h"
+
+#define NP		16	/* vport pairs */
+#define NCHURN		4	/* pairs removed and re-probed */
+#define CYCLES		3
+#define TXQ_A		3
+#define TXQ_B		2
+#define PER_Q		8	/* frames per tx queue in a round */
+#define SEQ_Q		(1u << 24)	/* seq = txq * SEQ_Q + n */
+#define FLEN		128
+
+struct pair {
+	uint16_t port[2];	/* sw0, sw1 */
+};
+
+static struct pair pairs[NP];
+static const char *engine_mode;
+
+static uint16_t
+nq(unsigned int side)
+{
+	return side == 0 ? TXQ_A : TXQ_B;
+}
+
+static void
+probe_side(unsigned int i, unsigned int side)
+{
+	char args[160];
+
+	snprintf(args, sizeof(args), "net_opa_vnic_s%u_%u,hfi=sw%u,lid=%u,vport=%u,vesw_id=%u,"
+		 "em=off,engine=%s", side, i, side, side + 1, i, i + 1, engine_mode);
+	if (pt_probe(args, &pairs[i].port[side]) != 0)
+		fail_msg("probe %s failed", args);
+	assert_int_equal(pt_port_setup(pairs[i].port[side], 1, nq(side), pt_mp, 0), 0);
+}
+
+/* ---- rounds on the main lcore: every queue of the pairs given, both ways ---- */
+
+struct round {
+	uint16_t ports[2 * NP];
+	unsigned int nports;
+	int peer[RTE_MAX_ETHPORTS];			/* port -> the port it must hear from */
+	uint8_t seen[RTE_MAX_ETHPORTS][TXQ_A][PER_Q];
+	unsigned int bad;
+};
+
+static void
+round_rx(uint16_t port, uint16_t q, struct rte_mbuf *m, void *arg)
+{
+	struct round *r = arg;
+	struct pt_payload p;
+	uint32_t txq, n;
+
+	RTE_SET_USED(q);
+	if (pt_parse(m, &p) != 0 || r->peer[port] != (int)p.src_port) {
+		r->bad++;
+		return;
+	}
+	txq = p.seq / SEQ_Q;
+	n = p.seq % SEQ_Q;
+	if (txq >= TXQ_A || n >= PER_Q) {
+		r->bad++;
+		return;
+	}
+	r->seen[p.src_port][txq][n]++;
+}
+
+static void
+run_round(const unsigned int *idx, unsigned int n)
+{
+	struct round *r = calloc(1, sizeof(*r));
+	struct rte_mbuf *m[PER_Q];
+	unsigned int i, side, q, k, total = 0;
+
+	assert_non_null(r);
+	memset(r->peer, -1, sizeof(r->peer));
+	for (i = 0; i < n; i++)
+		for (side = 0; side < 2; side++) {
+			const struct pair *pr = &pairs[idx[i]];
+
+			r->ports[r->nports++] = pr->port[side];
+			r->peer[pr->port[side]] = pr->port[!side];
+		}
+	for (i = 0; i < n; i++)
+		for (side = 0; side < 2; side++) {
+			uint16_t src = pairs[idx[i]].port[side];
+			struct rte_ether_addr dst = pt_mac(pairs[idx[i]].port[!side]);
+
+			for (q = 0; q < nq(side); q++) {
+				for (k = 0; k < PER_Q; k++) {
+					m[k] = pt_frame(pt_mp, &dst, src, PT_UCAST, q * SEQ_Q + k,
+							(uint16_t)(q * PER_Q + k), FLEN);
+					assert_non_null(m[k]);
+				}
+				assert_int_equal(pt_tx(src, (uint16_t)q, m, PER_Q), PER_Q);
+				total += PER_Q;
+			}
+		}
+	assert_int_equal(pt_rx(r->ports, r->nports, round_rx, r, total, PT_WAIT_MS), total);
+	/* Nothing more comes (a duplicate would). */
+	assert_int_equal(pt_rx(r->ports, r->nports, round_rx, r, 1, 20), 0);
+	assert_int_equal(r->bad, 0);
+	for (i = 0; i < n; i++)
+		for (side = 0; side < 2; side++)
+			for (q = 0; q < nq(side); q++)
+				for (k = 0; k < PER_Q; k++)
+					assert_int_equal(r->seen[pairs[idx[i]].port[side]][q][k], 1);
+	free(r);
+}
+
+/* ---- the worker: pairs NCHURN.. forwarding, ordered per tx queue ---- */
+
+#define STREAM_MAX	(1u << 15)	/* frames per stream at most */
+
+struct stream {
+	uint32_t sent;
+	uint32_t received;
+	uint8_t seen[STREAM_MAX / 8];
+};
+
+struct fwd {
+	volatile bool stop;
+	struct stream st[NP][2][TXQ_A];	/* pair, sending side, tx queue */
+	uint64_t received;
+	uint64_t errors;		/* duplicate or misdelivered */
+	uint64_t rounds;
+};
+
+static void
+fwd_rx(struct fwd *f, unsigned int i, unsigned int side)
+{
+	uint16_t port = pairs[i].port[side];
+	struct rte_mbuf *m[32];
+	uint16_t n, j;
+
+	while ((n = rte_eth_rx_burst(port, 0, m, RTE_DIM(m))) > 0) {
+		for (j = 0; j < n; j++) {
+			struct pt_payload p;
+			struct stream *s;
+			uint32_t q, n_;
+
+			if (pt_parse(m[j], &p) != 0 || p.src_port != pairs[i].port[!side] ||
+			    (q = p.seq / SEQ_Q) >= nq(!side)) {
+				if (f->errors++ < 8)
+					printf("pair %u side %u: not the peer's frame\n", i, side);
+				continue;
+			}
+			s = &f->st[i][!side][q];
+			n_ = p.seq % SEQ_Q;
+			if (n_ >= s->sent || (s->seen[n_ / 8] & (1u << (n_ % 8)))) {
+				if (f->errors++ < 8)
+					printf("pair %u from side %u txq %u: frame %u %s\n", i,
+					       !side, q, n_, n_ >= s->sent ? "never sent" :
+					       "twice");
+				continue;
+			}
+			s->seen[n_ / 8] |= (uint8_t)(1u << (n_ % 8));
+			s->received++;
+			f->received++;
+		}
+		rte_pktmbuf_free_bulk(m, n);
+	}
+}
+
+static int
+fwd_worker(void *arg)
+{
+	struct fwd *f = arg;
+	unsigned int i, side, q, k;
+
+	while (!f->stop) {
+		for (i = NCHURN; i < NP; i++)
+			for (side = 0; side < 2; side++) {
+				uint16_t src = pairs[i].port[side];
+				struct rte_ether_addr dst = pt_mac(pairs[i].port[!side]);
+
+				for (q = 0; q < nq(side); q++) {
+					struct stream *s = &f->st[i][side][q];
+					struct rte_mbuf *m[4];
+					uint16_t sent;
+
+					/* A window per stream: the receive rings never overflow. */
+					if (s->sent - s->received >= 64 ||
+					    s->sent + RTE_DIM(m) > STREAM_MAX)
+						continue;
+					for (k = 0; k < RTE_DIM(m); k++)
+						m[k] = pt_frame(pt_mp, &dst, src, PT_UCAST,
+								q * SEQ_Q + s->sent + k,
+								(uint16_t)q, FLEN);
+					sent = rte_eth_tx_burst(src, (uint16_t)q, m, RTE_DIM(m));
+					s->sent += sent;
+					if (sent < RTE_DIM(m))
+						rte_pktmbuf_free_bulk(m + sent, RTE_DIM(m) - sent);
+				}
+			}
+		for (i = NCHURN; i < NP; i++)
+			for (side = 0; side < 2; side++)
+				fwd_rx(f, i, side);
+		f->rounds++;
+	}
+	return 0;
+}
+
+/* Wait until the worker's streams have delivered everything they sent. */
+static void
+fwd_settle(struct fwd *f)
+{
+	uint64_t deadline = rte_get_timer_cycles() + rte_get_timer_hz() * PT_WAIT_MS / 1000;
+	unsigned int i, side, q;
+	bool done;
+
+	do {
+		done = true;
+		for (i = NCHURN; i < NP; i++)
+			for (side = 0; side < 2; side++) {
+				for (q = 0; q < nq(side); q++)
+					done &= f->st[i][side][q].received ==
+						f->st[i][side][q].sent;
+				fwd_rx(f, i, side);
+			}
+	} while (!done && rte_get_timer_cycles() < deadline);
+	for (i = NCHURN; i < NP; i++)
+		for (side = 0; side < 2; side++)
+			for (q = 0; q < nq(side); q++)
+				if (f->st[i][side][q].received != f->st[i][side][q].sent)
+					fail_msg("pair %u side %u txq %u: sent %u, received %u", i,
+						 side, q, f->st[i][side][q].sent,
+						 f->st[i][side][q].received);
+}
+
+static bool
+engine_shared(uint16_t port, uint16_t q)
+{
+	struct rte_eth_burst_mode mode;
+
+	assert_int_equal(rte_eth_tx_burst_mode_get(port, q, &mode), 0);
+	return strstr(mode.info, "(shared)") != NULL;
+}
+
+void
+pt_test_scale(void **state)
+{
+	unsigned int all[NP], churn[NCHURN], i, side, c, lcore, shared = 0;
+	struct fwd *f = calloc(1, sizeof(*f));
+	uint64_t rounds;
+
+	assert_non_null(f);
+	engine_mode = *state;
+	for (i = 0; i < NP; i++) {
+		all[i] = i;
+		for (side = 0; side < 2; side++)
+			probe_side(i, side);
+	}
+	for (i = 0; i < NCHURN; i++)
+		churn[i] = i;
+	/* 48 queues on 16 engines: every engine of sw0 has three. */
+	for (i = 0; i < NP; i++)
+		for (c = 0; c < TXQ_A; c++)
+			shared += engine_shared(pairs[i].port[0], (uint16_t)c);
+	assert_int_equal(shared, NP * TXQ_A);
+	run_round(all, NP);
+	run_round(all, NP);
+
+	lcore = rte_get_next_lcore(-1, 1, 0);
+	assert_true(lcore < RTE_MAX_LCORE);
+	assert_int_equal(rte_eal_remote_launch(fwd_worker, f, lcore), 0);
+	for (c = 0; c < CYCLES; c++) {
+		rounds = f->rounds;
+		/* sw0's side first, then sw1's: the worker's queues share their engines. */
+		for (side = 0; side < 2; side++)
+			for (i = 0; i < NCHURN; i++)
+				pt_port_remove(pairs[i].port[side]);
+		for (side = 0; side < 2; side++)
+			for (i = 0; i < NCHURN; i++)
+				probe_side(i, side);
+		run_round(churn, NCHURN);
+		/* The worker moved on meanwhile. */
+		while (f->rounds < rounds + 10)
+			rte_delay_us_sleep(1000);
+	}
+	f->stop = true;
+	assert_int_equal(rte_eal_wait_lcore(lcore), 0);
+	fwd_settle(f);
+	assert_int_equal(f->errors, 0);
+	assert_true(f->received > 0);
+	run_round(all, NP);
+	for (i = 0; i < NP; i++)
+		for (side = 0; side < 2; side++) {
+			assert_int_equal(pt_xstat(pairs[i].port[side], "tx_aborted_errors"), 0);
+			assert_int_equal(pt_xstat(pairs[i].port[side], "tx_carrier_errors"), 0);
+		}
+	printf("scale (%s): %" PRIu64 " frames forwarded by the worker in %" PRIu64
+	       " rounds during %u remove/re-probe cycles of %u pairs\n", engine_mode,
+	       f->received, f->rounds, CYCLES, NCHURN);
+	for (i = 0; i < NP; i++)
+		for (side = 0; side < 2; side++)
+			pt_port_remove(pairs[i].port[side]);
+	pt_assert_pool_full(pt_mp);
+	free(f);
+}
