@@ -44,6 +44,8 @@ static const struct pt_scenario scenarios[] = {
 	{ "em-ethdev", NULL, pt_test_em_ethdev },
 	{ "scale-inline", "0@0,1@1", pt_test_scale },
 	{ "scale-thread", "0@0,1@1", pt_test_scale },
+	{ "scale31-inline", "0@0,1@1", pt_test_scale31 },
+	{ "scale31-thread", "0@0,1@1", pt_test_scale31 },
 };
 
 int

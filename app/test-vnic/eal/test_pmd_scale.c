@@ -15,6 +15,11 @@
  * engines with the worker's, three times over. At the end every mbuf is
  * back in its pool and no packet was aborted. RTE_MAX_ETHPORTS (32 in
  * Debian's DPDK) bounds the test at 32 ports.
+ *
+ * scale31: 31 vports on one HFI, each alone in its vswitch, 2 tx queues each
+ * (62 on 16 engines), against a bare peer HFI: every frame of every queue
+ * there and back once; 4 vports removed (the others going on) and
+ * re-probed, three times.
  */
 
 #include <stdio.h>
@@ -25,8 +30,18 @@
 #include <rte_launch.h>
 #include <rte_lcore.h>
 
+#include "hfi_harness.h"
 #include "opa_vnic_ethdev.h"
 #include "pmd_test.h"
+
+/* The HFI of a port. */
+static struct hfi_dev *
+vport_hfi_dev(uint16_t port)
+{
+	const struct opa_vnic_vport *vp = rte_eth_devices[port].data->dev_private;
+
+	return vp->hfi->dev;
+}
 
 #define NP		16	/* vport pairs */
 #define NCHURN		4	/* pairs removed and re-probed */
@@ -325,4 +340,222 @@ pt_test_scale(void **state)
 			pt_port_remove(pairs[i].port[side]);
 	pt_assert_pool_full(pt_mp);
 	free(f);
+}
+
+/* ---- 31 vports on one HFI, each alone in its vswitch, against a raw peer ---- */
+
+/*
+ * The peer is a bare software HFI (sw1, LID 2, no ethdev port: 31 ports and
+ * their peers would pass RTE_MAX_ETHPORTS) run by a worker lcore through the
+ * HFI layer: it receives every vport's frames on one context, counts them
+ * per vswitch and frame, and sends each back into its vswitch with the MACs
+ * swapped, so that it returns to the vport that sent it.
+ */
+#define NV31		31
+#define TXQ31		2	/* 62 tx queues on sw0's 16 engines */
+#define PEER_LID	2
+
+struct peer {
+	struct hfi_dev *dev;
+	struct harness_txq tx;
+	struct harness_rxq rx;
+	volatile bool stop;
+	uint64_t echoed;
+	uint64_t bad;
+	uint32_t seen[NV31 + 1][TXQ31][PER_Q];	/* by vesw id, tx queue, frame */
+};
+
+static void
+peer_echo(const struct hfi_rcv_pkt *pkt, const uint8_t *data, void *arg)
+{
+	struct peer *p = arg;
+	struct harness_hdr h = { .slid = PEER_LID, .dlid = 1 };
+	uint8_t frame[256];
+	uint32_t flen;
+	const uint8_t *f = harness_frame(data, pkt->len, &flen);
+	const struct pt_payload *pl;
+	unsigned int spins = 0;
+
+	h.vesw = (uint16_t)((data[18] | data[19] << 8) & 0xfff);
+	h.pkey = (uint16_t)(data[10] | data[11] << 8);
+	h.entropy = data[12];
+	if (f == NULL || pkt->errors != 0 || flen > sizeof(frame) || flen < PT_HDR_LEN +
+	    sizeof(*pl) || h.vesw == 0 || h.vesw > NV31) {
+		p->bad++;
+		return;
+	}
+	pl = (const struct pt_payload *)(f + PT_HDR_LEN);
+	if (pl->seq / SEQ_Q >= TXQ31 || pl->seq % SEQ_Q >= PER_Q) {
+		p->bad++;
+		return;
+	}
+	p->seen[h.vesw][pl->seq / SEQ_Q][pl->seq % SEQ_Q]++;
+	memcpy(frame, f + 6, 6);
+	memcpy(frame + 6, f, 6);
+	memcpy(frame + 12, f + 12, flen - 12);
+	while (harness_txq_post(&p->tx, &h, frame, flen) != 0) {
+		harness_txq_kick(&p->tx);
+		harness_txq_reap(&p->tx);
+		hfi_sdma_spin(&spins);
+	}
+	p->echoed++;
+}
+
+static int
+peer_worker(void *arg)
+{
+	struct peer *p = arg;
+
+	while (!p->stop) {
+		harness_rxq_poll(&p->rx, 64, peer_echo, p);
+		harness_txq_kick(&p->tx);
+		harness_txq_reap(&p->tx);
+	}
+	return 0;
+}
+
+static uint16_t ports31[NV31];
+
+static void
+probe31(unsigned int i)
+{
+	char args[160];
+
+	snprintf(args, sizeof(args), "net_opa_vnic_v%u,hfi=sw0,lid=1,vport=%u,vesw_id=%u,em=off,"
+		 "engine=%s", i, i, i + 1, engine_mode);
+	if (pt_probe(args, &ports31[i]) != 0)
+		fail_msg("probe %s failed", args);
+	assert_int_equal(pt_port_setup(ports31[i], 1, TXQ31, pt_mp, 0), 0);
+}
+
+struct round31 {
+	int vport_of[RTE_MAX_ETHPORTS];
+	uint8_t seen[NV31][TXQ31][PER_Q];
+	unsigned int bad;
+};
+
+static void
+round31_rx(uint16_t port, uint16_t q, struct rte_mbuf *m, void *arg)
+{
+	struct round31 *r = arg;
+	struct pt_payload p;
+
+	RTE_SET_USED(q);
+	/* Back at the vport that sent it, intact. */
+	if (pt_parse(m, &p) != 0 || p.src_port != port || r->vport_of[port] < 0 ||
+	    p.seq / SEQ_Q >= TXQ31 || p.seq % SEQ_Q >= PER_Q) {
+		r->bad++;
+		return;
+	}
+	r->seen[r->vport_of[port]][p.seq / SEQ_Q][p.seq % SEQ_Q]++;
+}
+
+/* Every tx queue of the vports in idx[] to the peer and back; each frame once each way. */
+static void
+round31(struct peer *peer, const unsigned int *idx, unsigned int n)
+{
+	struct round31 *r = calloc(1, sizeof(*r));
+	uint16_t ports[NV31];
+	struct rte_mbuf *m[PER_Q];
+	unsigned int i, q, k, total = 0;
+
+	assert_non_null(r);
+	memset(r->vport_of, -1, sizeof(r->vport_of));
+	memset(peer->seen, 0, sizeof(peer->seen));
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for (i = 0; i < n; i++) {
+		struct rte_ether_addr dst;
+
+		ports[i] = ports31[idx[i]];
+		r->vport_of[ports[i]] = (int)idx[i];
+		/* The peer's address in vswitch idx + 1: the locally administered MAC of LID 2. */
+		dst = pt_mac(ports[i]);
+		dst.addr_bytes[3] = PEER_LID;
+		for (q = 0; q < TXQ31; q++) {
+			for (k = 0; k < PER_Q; k++) {
+				m[k] = pt_frame(pt_mp, &dst, ports[i], PT_UCAST, q * SEQ_Q + k,
+						(uint16_t)(q * PER_Q + k), FLEN);
+				assert_non_null(m[k]);
+			}
+			assert_int_equal(pt_tx(ports[i], (uint16_t)q, m, PER_Q), PER_Q);
+			total += PER_Q;
+		}
+	}
+	assert_int_equal(pt_rx(ports, n, round31_rx, r, total, PT_WAIT_MS), total);
+	assert_int_equal(pt_rx(ports, n, round31_rx, r, 1, 20), 0);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	assert_int_equal(r->bad, 0);
+	assert_int_equal(peer->bad, 0);
+	for (i = 0; i < n; i++)
+		for (q = 0; q < TXQ31; q++)
+			for (k = 0; k < PER_Q; k++) {
+				assert_int_equal(peer->seen[idx[i] + 1][q][k], 1);
+				assert_int_equal(r->seen[idx[i]][q][k], 1);
+			}
+	free(r);
+}
+
+void
+pt_test_scale31(void **state)
+{
+	struct peer *peer = calloc(1, sizeof(*peer));
+	unsigned int all[NV31], rest[NV31 - NCHURN], churn[NCHURN], i, c, lcore, shared = 0;
+	struct hfi_dev_params hp;
+	struct hfi_rcv_params rp;
+
+	assert_non_null(peer);
+	engine_mode = *state;
+	hfi_dev_params_init(&hp);
+	hp.lid = PEER_LID;
+	hp.engine = strcmp(engine_mode, "thread") == 0 ? HFI_ENGINE_THREAD : HFI_ENGINE_INLINE;
+	assert_int_equal(hfi_dev_open("sw1", &hp, &peer->dev), 0);
+	harness_rcv_params(&rp);
+	rp.flags = HFI_RCV_DONT_DROP_EGR_FULL | HFI_RCV_DONT_DROP_HDRQ_FULL;
+	assert_int_equal(harness_rxq_open(&peer->rx, peer->dev, 0, &rp), 0);
+	harness_port_enable(peer->dev, 0);
+	assert_int_equal(harness_txq_open(&peer->tx, peer->dev, 0, 1024), 0);
+	for (i = 0; i < NV31; i++) {
+		all[i] = i;
+		probe31(i);
+	}
+	for (i = 0; i < NCHURN; i++)
+		churn[i] = i * 8;	/* spread over the engines */
+	for (i = 0, c = 0; i < NV31; i++)
+		if (i % 8 != 0 || i / 8 >= NCHURN)
+			rest[c++] = i;
+	for (i = 0; i < NV31; i++)
+		for (c = 0; c < TXQ31; c++)
+			shared += engine_shared(ports31[i], (uint16_t)c);
+	assert_int_equal(shared, NV31 * TXQ31);
+	lcore = rte_get_next_lcore(-1, 1, 0);
+	assert_true(lcore < RTE_MAX_LCORE);
+	assert_int_equal(rte_eal_remote_launch(peer_worker, peer, lcore), 0);
+	round31(peer, all, NV31);
+	for (c = 0; c < CYCLES; c++) {
+		for (i = 0; i < NCHURN; i++)
+			pt_port_remove(ports31[churn[i]]);
+		/* The others go on without them, on the engines they shared. */
+		round31(peer, rest, NV31 - NCHURN);
+		for (i = 0; i < NCHURN; i++)
+			probe31(churn[i]);
+		round31(peer, all, NV31);
+	}
+	peer->stop = true;
+	assert_int_equal(rte_eal_wait_lcore(lcore), 0);
+	for (i = 0; i < NV31; i++) {
+		assert_int_equal(pt_xstat(ports31[i], "tx_aborted_errors"), 0);
+		assert_int_equal(pt_xstat(ports31[i], "tx_carrier_errors"), 0);
+	}
+	printf("scale31 (%s): %u vports on one HFI, %u tx queues on its %u engines; the peer "
+	       "echoed %" PRIu64 " frames\n", engine_mode, NV31, NV31 * TXQ31,
+	       hfi_dev_num_sdma(vport_hfi_dev(ports31[0])), peer->echoed);
+	for (i = 0; i < NV31; i++)
+		pt_port_remove(ports31[i]);
+	harness_txq_reap(&peer->tx);
+	assert_int_equal(hfi_sdma_in_flight(peer->tx.sdma), 0);
+	harness_txq_close(&peer->tx);
+	harness_rxq_close(&peer->rx);
+	hfi_dev_close(peer->dev);
+	pt_assert_pool_full(pt_mp);
+	free(peer);
 }
