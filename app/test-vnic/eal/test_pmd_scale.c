@@ -30,6 +30,7 @@
 #include <rte_launch.h>
 #include <rte_lcore.h>
 
+#include "hfi_fabric.h"
 #include "hfi_harness.h"
 #include "opa_vnic_ethdev.h"
 #include "pmd_test.h"
@@ -59,6 +60,26 @@ struct pair {
 static struct pair pairs[NP];
 static const char *engine_mode;
 
+/*
+ * Every frame is counted: a fabric whose head-of-queue lifetime (600 s)
+ * outlasts any time a draining lcore is descheduled on a busy machine, as
+ * in the traffic tests (the default second can pass under load, and the
+ * fabric would drop what waits that long).
+ */
+#define SCALE_FABRIC	"scale"
+
+static struct hfi_fabric *
+scale_fabric(void)
+{
+	struct hfi_fabric_config cfg;
+	struct hfi_fabric *fab;
+
+	hfi_fabric_config_init(&cfg, false);
+	cfg.hoq_life_ms = 600000;
+	assert_int_equal(hfi_fabric_create(SCALE_FABRIC, &cfg, &fab), 0);
+	return fab;
+}
+
 static uint16_t
 nq(unsigned int side)
 {
@@ -71,7 +92,8 @@ probe_side(unsigned int i, unsigned int side)
 	char args[160];
 
 	snprintf(args, sizeof(args), "net_opa_vnic_s%u_%u,hfi=sw%u,lid=%u,vport=%u,vesw_id=%u,"
-		 "em=off,engine=%s", side, i, side, side + 1, i, i + 1, engine_mode);
+		 "em=off,engine=%s,fabric=" SCALE_FABRIC, side, i, side, side + 1, i, i + 1,
+		 engine_mode);
 	if (pt_probe(args, &pairs[i].port[side]) != 0)
 		fail_msg("probe %s failed", args);
 	assert_int_equal(pt_port_setup(pairs[i].port[side], 1, nq(side), pt_mp, 0), 0);
@@ -244,6 +266,22 @@ fwd_worker(void *arg)
 	return 0;
 }
 
+/* The HFI's fabric port counters (failure diagnostics). */
+static void
+hfi_counters_dump(uint16_t port)
+{
+	struct hfi_port_counters c;
+	unsigned int r;
+
+	memset(&c, 0, sizeof(c));
+	if (hfi_dev_port_counters(vport_hfi_dev(port), &c) != 0)
+		return;
+	printf("hfi of port %u: tx %" PRIu64 " rx %" PRIu64 " drops", port, c.tx_pkts, c.rx_pkts);
+	for (r = 0; r < HFI_DROP_REASONS; r++)
+		printf(" %" PRIu64, c.drops[r]);
+	printf("\n");
+}
+
 /* Wait until the worker's streams have delivered everything they sent. */
 static void
 fwd_settle(struct fwd *f)
@@ -265,10 +303,15 @@ fwd_settle(struct fwd *f)
 	for (i = NCHURN; i < NP; i++)
 		for (side = 0; side < 2; side++)
 			for (q = 0; q < nq(side); q++)
-				if (f->st[i][side][q].received != f->st[i][side][q].sent)
+				if (f->st[i][side][q].received != f->st[i][side][q].sent) {
+					pt_dump(pairs[i].port[side]);
+					pt_dump(pairs[i].port[!side]);
+					hfi_counters_dump(pairs[i].port[side]);
+					hfi_counters_dump(pairs[i].port[!side]);
 					fail_msg("pair %u side %u txq %u: sent %u, received %u", i,
 						 side, q, f->st[i][side][q].sent,
 						 f->st[i][side][q].received);
+				}
 }
 
 static bool
@@ -285,6 +328,7 @@ pt_test_scale(void **state)
 {
 	unsigned int all[NP], churn[NCHURN], i, side, c, lcore, shared = 0;
 	struct fwd *f = calloc(1, sizeof(*f));
+	struct hfi_fabric *fab = scale_fabric();
 	uint64_t rounds;
 
 	assert_non_null(f);
@@ -339,6 +383,7 @@ pt_test_scale(void **state)
 		for (side = 0; side < 2; side++)
 			pt_port_remove(pairs[i].port[side]);
 	pt_assert_pool_full(pt_mp);
+	hfi_fabric_close(fab);
 	free(f);
 }
 
@@ -422,7 +467,7 @@ probe31(unsigned int i)
 	char args[160];
 
 	snprintf(args, sizeof(args), "net_opa_vnic_v%u,hfi=sw0,lid=1,vport=%u,vesw_id=%u,em=off,"
-		 "engine=%s", i, i, i + 1, engine_mode);
+		 "engine=%s,fabric=" SCALE_FABRIC, i, i, i + 1, engine_mode);
 	if (pt_probe(args, &ports31[i]) != 0)
 		fail_msg("probe %s failed", args);
 	assert_int_equal(pt_port_setup(ports31[i], 1, TXQ31, pt_mp, 0), 0);
@@ -500,12 +545,14 @@ pt_test_scale31(void **state)
 {
 	struct peer *peer = calloc(1, sizeof(*peer));
 	unsigned int all[NV31], rest[NV31 - NCHURN], churn[NCHURN], i, c, lcore, shared = 0;
+	struct hfi_fabric *fab = scale_fabric();
 	struct hfi_dev_params hp;
 	struct hfi_rcv_params rp;
 
 	assert_non_null(peer);
 	engine_mode = *state;
 	hfi_dev_params_init(&hp);
+	hp.fabric = SCALE_FABRIC;
 	hp.lid = PEER_LID;
 	hp.engine = strcmp(engine_mode, "thread") == 0 ? HFI_ENGINE_THREAD : HFI_ENGINE_INLINE;
 	assert_int_equal(hfi_dev_open("sw1", &hp, &peer->dev), 0);
@@ -557,5 +604,6 @@ pt_test_scale31(void **state)
 	harness_rxq_close(&peer->rx);
 	hfi_dev_close(peer->dev);
 	pt_assert_pool_full(pt_mp);
+	hfi_fabric_close(fab);
 	free(peer);
 }
