@@ -8,9 +8,9 @@
  * sw1's with 2 (32 on 16): every engine is shared, by queues of one vport and
  * of several. Frames go through every tx queue both ways and each must
  * arrive once, at the right vport. Then a worker lcore keeps 12 pairs
- * forwarding (none lost, none twice; not in order: a vport starting or
- * stopping on the receiving HFI reprograms its RSM map, and frames already
- * in one receive context may then be overtaken) while the main
+ * forwarding (none lost, none twice; not in order: while vports stop and
+ * start on the receiving HFI, its RSM map changes and frames of other
+ * vports may be overtaken, on the receive side only) while the main
  * lcore removes and re-probes the other 4 pairs, whose queues shared
  * engines with the worker's, three times over. At the end every mbuf is
  * back in its pool and no packet was aborted. RTE_MAX_ETHPORTS (32 in
