@@ -166,10 +166,13 @@ run_round(const unsigned int *idx, unsigned int n)
 	assert_int_equal(pt_rx(r->ports, r->nports, round_rx, r, 1, 20), 0);
 	assert_int_equal(r->bad, 0);
 	for (i = 0; i < n; i++)
-		for (side = 0; side < 2; side++)
+		for (side = 0; side < 2; side++) {
+			uint16_t src = pairs[idx[i]].port[side];
+
 			for (q = 0; q < nq(side); q++)
 				for (k = 0; k < PER_Q; k++)
-					assert_int_equal(r->seen[pairs[idx[i]].port[side]][q][k], 1);
+					assert_int_equal(r->seen[src][q][k], 1);
+		}
 	free(r);
 }
 

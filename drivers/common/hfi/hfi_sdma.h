@@ -157,8 +157,9 @@ hfi_sdma_shared(const struct hfi_sdma *e)
  * again with an empty ring. On a shared engine it first closes the ring
  * and waits for the producers and reapers already inside to leave.
  * Returns the number of aborted packets (0 when another thread recovered it
- * since), -EBUSY when another thread is recovering the engine, or another negative errno (-ETIMEDOUT if the
- * engine never reports cleaned-up: it stays closed and halted).
+ * since), -EBUSY when another thread is recovering the engine, or another
+ * negative errno (-ETIMEDOUT if the engine never reports cleaned-up: it
+ * stays closed and halted; every packet has come back all the same).
  */
 int hfi_sdma_recover(struct hfi_sdma *e, hfi_sdma_cpl_fn fn, void *arg);
 

@@ -246,7 +246,7 @@ struct opa_vnic_txq {
 	uint64_t base[2];			/* packets, bytes at the last reset */
 	uint16_t nb_desc;
 	unsigned int engine;
-	uint64_t halts_seen;			/* engine halts this queue recovered or waited out */
+	uint64_t halts_seen;			/* engine halts it recovered or waited out */
 } __rte_cache_aligned;
 
 /* A DPDK shared Rx queue: the member queues polled as one. */

@@ -591,7 +591,8 @@ static inline bool
 tx_iova_ok(const struct rte_mbuf *m)
 {
 	for (; m != NULL; m = m->next)
-		if (unlikely(((rte_pktmbuf_iova(m) + m->data_len) & ~SDMA_DESC0_PHY_ADDR_MASK) != 0))
+		if (unlikely(((rte_pktmbuf_iova(m) + m->data_len) &
+			      ~SDMA_DESC0_PHY_ADDR_MASK) != 0))
 			return false;
 	return true;
 }
