@@ -421,23 +421,24 @@ peer_echo(const struct hfi_rcv_pkt *pkt, const uint8_t *data, void *arg)
 	uint8_t frame[256];
 	uint32_t flen;
 	const uint8_t *f = harness_frame(data, pkt->len, &flen);
-	const struct pt_payload *pl;
+	struct pt_payload pl;
 	unsigned int spins = 0;
 
 	h.vesw = (uint16_t)((data[18] | data[19] << 8) & 0xfff);
 	h.pkey = (uint16_t)(data[10] | data[11] << 8);
 	h.entropy = data[12];
 	if (f == NULL || pkt->errors != 0 || flen > sizeof(frame) || flen < PT_HDR_LEN +
-	    sizeof(*pl) || h.vesw == 0 || h.vesw > NV31) {
+	    sizeof(pl) || h.vesw == 0 || h.vesw > NV31) {
 		p->bad++;
 		return;
 	}
-	pl = (const struct pt_payload *)(f + PT_HDR_LEN);
-	if (pl->seq / SEQ_Q >= TXQ31 || pl->seq % SEQ_Q >= PER_Q) {
+	/* The payload sits where the frame put it: copied out, not read in place. */
+	memcpy(&pl, f + PT_HDR_LEN, sizeof(pl));
+	if (pl.seq / SEQ_Q >= TXQ31 || pl.seq % SEQ_Q >= PER_Q) {
 		p->bad++;
 		return;
 	}
-	p->seen[h.vesw][pl->seq / SEQ_Q][pl->seq % SEQ_Q]++;
+	p->seen[h.vesw][pl.seq / SEQ_Q][pl.seq % SEQ_Q]++;
 	memcpy(frame, f + 6, 6);
 	memcpy(frame + 6, f, 6);
 	memcpy(frame + 12, f + 12, flen - 12);
