@@ -12,8 +12,10 @@
  * start on the receiving HFI, its RSM map changes and frames of other
  * vports may be overtaken, on the receive side only) while the main
  * lcore removes and re-probes the other 4 pairs, whose queues shared
- * engines with the worker's, three times over. At the end every mbuf is
- * back in its pool and no packet was aborted. RTE_MAX_ETHPORTS (32 in
+ * engines with the worker's, three times over; no packet was aborted. Then
+ * a shared engine halts under queues of several vports: each frame is
+ * received once or counted aborted by its queue. At the end every mbuf is
+ * back in its pool. RTE_MAX_ETHPORTS (32 in
  * Debian's DPDK) bounds the test at 32 ports.
  *
  * scale31: 31 vports on one HFI, each alone in its vswitch, 2 tx queues each
@@ -31,6 +33,7 @@
 #include <rte_lcore.h>
 
 #include "hfi_fabric.h"
+#include "hfi_fault.h"
 #include "hfi_harness.h"
 #include "opa_vnic_ethdev.h"
 #include "pmd_test.h"
@@ -317,6 +320,105 @@ fwd_settle(struct fwd *f)
 				}
 }
 
+/* The SDMA engine a tx queue is on, from its burst mode. */
+static int
+txq_engine(uint16_t port, uint16_t q)
+{
+	struct rte_eth_burst_mode mode;
+	const char *e;
+
+	assert_int_equal(rte_eth_tx_burst_mode_get(port, q, &mode), 0);
+	e = strstr(mode.info, "SDMA engine ");
+	assert_non_null(e);
+	return atoi(e + strlen("SDMA engine "));
+}
+
+struct halt_rx {
+	uint32_t from[RTE_MAX_ETHPORTS];
+};
+
+static void
+halt_rx_count(uint16_t port, uint16_t q, struct rte_mbuf *m, void *arg)
+{
+	struct halt_rx *h = arg;
+	struct pt_payload p;
+
+	RTE_SET_USED(port);
+	RTE_SET_USED(q);
+	if (pt_parse(m, &p) == 0 && p.src_port < RTE_MAX_ETHPORTS)
+		h->from[p.src_port]++;
+}
+
+/*
+ * The engine of sw0's first queue halts (injected) while every queue on it,
+ * of several vports, has frames to send: the queues recover it, and each
+ * frame of each of them is either received once or counted as aborted on
+ * the queue that sent it.
+ */
+static void
+halt_shared_engine(void)
+{
+	struct halt_rx *h = calloc(1, sizeof(*h));
+	uint16_t peers[NP], src[NP * TXQ_A], srcq[NP * TXQ_A];
+	uint64_t ab0[RTE_MAX_ETHPORTS] = { 0 }, sent[RTE_MAX_ETHPORTS] = { 0 }, aborted = 0;
+	unsigned int i, q, k, n = 0, vports = 0, got = 0;
+	int eng = txq_engine(pairs[0].port[0], 0);
+
+	assert_non_null(h);
+	for (i = 0; i < NP; i++) {
+		bool on = false;
+
+		peers[i] = pairs[i].port[1];
+		for (q = 0; q < TXQ_A; q++)
+			if (txq_engine(pairs[i].port[0], (uint16_t)q) == eng) {
+				src[n] = pairs[i].port[0];
+				srcq[n++] = (uint16_t)q;
+				on = true;
+			}
+		vports += on;
+		ab0[pairs[i].port[0]] = pt_xstat(pairs[i].port[0], "tx_aborted_errors");
+	}
+	assert_true(vports >= 2);
+	assert_int_equal(hfi_fault_halt_sdma(vport_hfi_dev(pairs[0].port[0]), (unsigned int)eng),
+			 0);
+	for (i = 0; i < n; i++) {
+		struct rte_ether_addr dst;
+		struct rte_mbuf *m[PER_Q];
+
+		for (k = 0; k < NP; k++)
+			if (pairs[k].port[0] == src[i])
+				dst = pt_mac(pairs[k].port[1]);
+		for (k = 0; k < PER_Q; k++)
+			m[k] = pt_frame(pt_mp, &dst, src[i], PT_UCAST, srcq[i] * SEQ_Q + k,
+					(uint16_t)k, FLEN);
+		assert_int_equal(pt_tx(src[i], srcq[i], m, PER_Q), PER_Q);
+		sent[src[i]] += PER_Q;
+	}
+	/* A burst of nothing on each queue: reaps, and recovers the engine if halted. */
+	for (k = 0; k < 100; k++) {
+		for (i = 0; i < n; i++)
+			rte_eth_tx_burst(src[i], srcq[i], NULL, 0);
+		got += pt_rx(peers, NP, halt_rx_count, h, UINT32_MAX, 10);
+		aborted = 0;
+		for (i = 0; i < NP; i++)
+			aborted += pt_xstat(pairs[i].port[0], "tx_aborted_errors") -
+				   ab0[pairs[i].port[0]];
+		if (got + aborted == n * PER_Q)
+			break;
+	}
+	for (i = 0; i < NP; i++) {
+		uint16_t p = pairs[i].port[0];
+
+		assert_int_equal(h->from[p] + pt_xstat(p, "tx_aborted_errors") - ab0[p], sent[p]);
+	}
+	assert_true(aborted > 0);
+	assert_int_equal(got + aborted, n * PER_Q);
+	printf("scale (%s): engine %d of sw0 halted under %u queues of %u vports: %u frames "
+	       "received, %" PRIu64 " aborted and counted\n", engine_mode, eng, n, vports, got,
+	       aborted);
+	free(h);
+}
+
 static bool
 engine_shared(uint16_t port, uint16_t q)
 {
@@ -382,6 +484,8 @@ pt_test_scale(void **state)
 	printf("scale (%s): %" PRIu64 " frames forwarded by the worker in %" PRIu64
 	       " rounds during %u remove/re-probe cycles of %u pairs\n", engine_mode,
 	       f->received, f->rounds, CYCLES, NCHURN);
+	halt_shared_engine();
+	run_round(all, NP);
 	for (i = 0; i < NP; i++)
 		for (side = 0; side < 2; side++)
 			pt_port_remove(pairs[i].port[side]);
