@@ -15,8 +15,8 @@
  * engines with the worker's, three times over; no packet was aborted. Then
  * a shared engine halts under queues of several vports: each frame is
  * received once or counted aborted by its queue. At the end every mbuf is
- * back in its pool. RTE_MAX_ETHPORTS (32 in
- * Debian's DPDK) bounds the test at 32 ports.
+ * back in its pool. RTE_MAX_ETHPORTS (32 in Debian's DPDK) bounds the test
+ * at 32 ports.
  *
  * scale31: 31 vports on one HFI, each alone in its vswitch, 2 tx queues each
  * (62 on 16 engines), against a bare peer HFI: every frame of every queue
