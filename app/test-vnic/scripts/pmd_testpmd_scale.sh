@@ -9,6 +9,8 @@
 # two forwarding lcores on two CPUs post to them at once. io forwarding of
 # circulating traffic must drop nothing; every tx queue of every port must
 # transmit; then receive-only, each port receives exactly what its peer sent.
+# Last, 32 vports on one HFI (128 tx queues on its 16 engines) start and every
+# tx queue transmits.
 # testpmd's frames are one flow: they all reach one rx queue of a port, whose
 # 256-entry header queue holds 255, so one tx_first burst per queue (128
 # frames a port) circulates.
@@ -99,8 +101,36 @@ for p in $(seq 0 $((np - 1))); do
 	done
 done
 
+# ---- 3. 32 vports on one HFI: 128 tx queues on its 16 engines all transmit ----
+# (To LID 2 of each vswitch, where no HFI listens: the sending side is checked.)
+one=(--lcores "0@0,1@0,2@1")
+onep=()
+for k in $(seq 0 31); do
+	one+=(--vdev "net_opa_vnic_c$k,hfi=sw0,lid=1,vport=$k,vesw_id=$((k + 1)),em=off,engine=$engine")
+	onep+=(--eth-peer="$k,$(vnic_mac $((k + 1)) 2)")
+done
+cat >"$tmp/one.cmd" <<CMD
+set fwd txonly
+start
+sleep 1
+stop
+show port xstats all
+quit
+CMD
+vnic_testpmd "$tmp/one.out" "$tmp/one.cmd" "${one[@]}" -- -i --nb-cores=2 --rxq=$NQ --txq=$NQ \
+	--rxd=256 --txd=256 --total-num-mbufs=65536 "${onep[@]}" || fail "one HFI: testpmd exited $?"
+grep -E "Fail|nb_tx_queues" "$tmp/one.out" && fail "one HFI: a port did not start"
+for p in $(seq 0 31); do
+	[ "$(fwd_stat "$tmp/one.out" $p TX-packets)" -gt 0 ] ||
+		fail "one HFI: port $p transmitted nothing"
+done
+for q in $(seq 0 $((NQ - 1))); do
+	n=$(grep -cE "^tx_q${q}_packets: [1-9]" "$tmp/one.out")
+	[ "$n" = 32 ] || fail "one HFI: tx queue $q transmitted on $n of 32 ports"
+done
+
 if [ $fails -ne 0 ]; then
 	grep -v '^testpmd> $' "$tmp/io.out" | grep -vE '^(rx|tx)_.*: 0$' | tail -n 80
 	exit 1
 fi
-echo "testpmd: $np ports on two HFIs, $NQ rx and $NQ tx queues each: PASS"
+echo "testpmd: $np ports on two HFIs, then 32 on one, $NQ rx and $NQ tx queues each: PASS"
