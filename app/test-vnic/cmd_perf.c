@@ -57,7 +57,8 @@ static const char perf_usage[] =
 "                           [--pmd [--simd-bitwidth 64|128|256|512]]\n"
 "  Cycles per packet of the datapath building blocks, next to a memcpy of the\n"
 "  frame: transmit decision + header write, receive validation, the ICRC\n"
-"  (selected and portable implementations), one software-HFI round trip.\n"
+"  (selected and portable implementations), one software-HFI round trip with\n"
+"  the SDMA engine dedicated and in shared mode (and their ratio).\n"
 "  --pmd       then the PMD's receive and transmit bursts without the device\n"
 "              model, next to net_null's (starts EAL with --no-huge)\n"
 "  --simd-bitwidth  EAL's --force-max-simd-bitwidth for --pmd [EAL's default]\n"
@@ -237,6 +238,22 @@ PERF_OP(icrc, 1)
 PERF_OP(icrc_portable, 1)
 PERF_OP(sw_hfi, PERF_BATCH)
 
+/*
+ * The same round trip with the engine in shared mode (several producers
+ * allowed; one posts here): the cost of the lock-free reservation, in-order
+ * publish and claimed reaping against the dedicated engine's plain stores.
+ */
+static uint64_t
+sw_hfi_shared_run(struct perf_data *d, uint64_t n)
+{
+	uint64_t ns;
+
+	hfi_sdma_set_shared(d->txq.sdma, true);
+	ns = perf_loop(d, n, PERF_BATCH, sw_hfi_once);
+	hfi_sdma_set_shared(d->txq.sdma, false);
+	return ns;
+}
+
 struct perf_op {
 	const char *name;
 	uint64_t (*run)(struct perf_data *d, uint64_t n);
@@ -251,7 +268,10 @@ static const struct perf_op perf_ops[] = {
 	{ "icrc", icrc_run, 0, 1 },
 	{ "icrc_portable", icrc_portable_run, 0, 1 },
 	{ "sw_hfi_roundtrip", sw_hfi_run, PERF_HFI_MAX_FRAME, PERF_BATCH },
+	{ "sw_hfi_shared_eng", sw_hfi_shared_run, PERF_HFI_MAX_FRAME, PERF_BATCH },
 };
+#define PERF_OP_DEDICATED	5	/* sw_hfi_roundtrip */
+#define PERF_OP_SHARED		6
 
 static int cmp_u64(const void *a, const void *b);
 static void frame_fill(uint8_t *f, uint32_t len);
@@ -578,7 +598,7 @@ static int
 perf_size(struct perf_data *d, uint32_t frame_len, unsigned int runs, uint64_t run_ns,
 	  double ghz)
 {
-	double ref = 0;
+	double ref = 0, eng[2] = { 0, 0 };
 	unsigned int i;
 
 	d->frame_len = frame_len;
@@ -604,10 +624,15 @@ perf_size(struct perf_data *d, uint32_t frame_len, unsigned int runs, uint64_t r
 		}
 		if (i == 0)
 			ref = res.ns;
+		if (i == PERF_OP_DEDICATED || i == PERF_OP_SHARED)
+			eng[i - PERF_OP_DEDICATED] = res.ns;
 		printf(PERF_ROW_FMT "%10.1f %9.1f %9.2f %6.0f%% %12" PRIu64 "\n", op->name,
 		       frame_len, d->pkt_len, res.ns * ghz, res.ns, res.ns / ref,
 		       100 * res.spread, res.iters);
 	}
+	if (eng[0] > 0 && eng[1] > 0)
+		printf("  shared / dedicated SDMA engine, %u-byte frames (one producer): %.3f\n",
+		       frame_len, eng[1] / eng[0]);
 	return 0;
 }
 

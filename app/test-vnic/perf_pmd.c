@@ -299,10 +299,15 @@ timed_tx(uint16_t port, struct rte_mempool *mp, uint32_t len, struct rte_mbuf **
 	return t1 - t0;
 }
 
-enum pmd_op { OP_NULL_RX, OP_NULL_TX, OP_VNIC_RX, OP_VNIC_TX, OP_NUM };
+/*
+ * OP_VNIC_TX_SHARED: the transmit burst with its SDMA engine in shared mode
+ * (one producer here): what the lock-free multi-producer reservation, the
+ * in-order publish and the claimed reaping cost against a dedicated engine.
+ */
+enum pmd_op { OP_NULL_RX, OP_NULL_TX, OP_VNIC_RX, OP_VNIC_TX, OP_VNIC_TX_SHARED, OP_NUM };
 
 static const char *const op_names[OP_NUM] = {
-	"null_rx_burst", "null_tx_burst", "vnic_rx_burst", "vnic_tx_burst",
+	"null_rx_burst", "null_tx_burst", "vnic_rx_burst", "vnic_tx_burst", "vnic_tx_shared_eng",
 };
 
 /* Cycles of each burst of a run (untrimmed), for op_run. */
@@ -330,6 +335,7 @@ op_run(struct pmd_bench *b, enum pmd_op op, uint64_t bursts, uint64_t *trimmed)
 	struct rte_mbuf *pkts[PMD_BURST];
 	uint64_t i, sum = 0, c = 0, med;
 
+	hfi_sdma_set_shared(b->txq->sdma, op == OP_VNIC_TX_SHARED);
 	for (i = 0; i < bursts; i++) {
 		switch (op) {
 		case OP_NULL_RX:
@@ -343,6 +349,7 @@ op_run(struct pmd_bench *b, enum pmd_op op, uint64_t bursts, uint64_t *trimmed)
 			c = timed_rx(b->vnic, pkts);
 			break;
 		case OP_VNIC_TX:
+		case OP_VNIC_TX_SHARED:
 			c = timed_tx(b->vnic, b->tx_mp, b->frame_len, pkts);
 			/* The chip has sent all of it (the next burst reaps). */
 			__atomic_store_n(b->txq->sdma->head_mem,
@@ -352,9 +359,12 @@ op_run(struct pmd_bench *b, enum pmd_op op, uint64_t bursts, uint64_t *trimmed)
 			break;
 		}
 		if (c == UINT64_MAX)
-			return UINT64_MAX;
+			break;
 		burst_cyc[i] = c > UINT32_MAX ? UINT32_MAX : (uint32_t)c;
 	}
+	hfi_sdma_set_shared(b->txq->sdma, false);
+	if (c == UINT64_MAX)
+		return UINT64_MAX;
 	for (i = 0; i < bursts; i++)
 		sum += burst_cyc[i];
 	qsort(burst_cyc, bursts, sizeof(burst_cyc[0]), cmp_u32);
@@ -591,9 +601,13 @@ perf_pmd_run(const uint32_t *sizes, unsigned int nsizes, unsigned int runs, unsi
 			}
 			printf("%-18s %6u %10.1f %9.1f %8.2f %6.0f%% %12" PRIu64 " %8" PRIu64
 			       "\n", op_names[op], len, cyc[op], cyc[op] / ghz,
-			       cyc[op] / cyc[op & 1 ? OP_NULL_TX : OP_NULL_RX], 100 * spread[op],
+			       cyc[op] / cyc[op == OP_VNIC_RX ? OP_NULL_RX : op == OP_NULL_RX ?
+					     OP_NULL_RX : OP_NULL_TX], 100 * spread[op],
 			       bursts[op], trimmed[op]);
 		}
+		if (rc == 0)
+			printf("  shared / dedicated SDMA engine, vnic_tx_burst at %u bytes (one "
+			       "producer): %.3f\n", len, cyc[OP_VNIC_TX_SHARED] / cyc[OP_VNIC_TX]);
 	}
 	bench_chip_mode(b, false);
 	rte_free(b->filled);

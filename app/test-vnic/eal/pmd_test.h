@@ -138,5 +138,7 @@ void pt_test_sma(void **state);
 void pt_test_em_flood(void **state);
 void pt_test_em_auth(void **state);
 void pt_test_em_ethdev(void **state);
+void pt_test_scale(void **state);
+void pt_test_scale31(void **state);
 
 #endif /* PMD_TEST_H */

@@ -42,6 +42,10 @@ static const struct pt_scenario scenarios[] = {
 	{ "em-flood", NULL, pt_test_em_flood },
 	{ "em-auth", NULL, pt_test_em_auth },
 	{ "em-ethdev", NULL, pt_test_em_ethdev },
+	{ "scale-inline", "0@0,1@1", pt_test_scale },
+	{ "scale-thread", "0@0,1@1", pt_test_scale },
+	{ "scale31-inline", "0@0,1@1", pt_test_scale31 },
+	{ "scale31-thread", "0@0,1@1", pt_test_scale31 },
 };
 
 int

@@ -866,6 +866,7 @@ pt_test_probe_errors(void **state)
 	struct rte_malloc_socket_stats before, after;
 	struct rte_eth_conf conf = { 0 };
 	struct rte_eth_dev_info info;
+	struct rte_eth_burst_mode mode;
 	FILE *f = open_memstream(&log_buf, &log_len);
 	uint16_t a, b, port;
 	unsigned int i;
@@ -891,7 +892,11 @@ pt_test_probe_errors(void **state)
 	free(log_buf);
 	assert_int_equal(rte_eth_dev_count_avail(), 1);
 
-	/* TX queues take SDMA engines: a port with all 16 leaves none to another port. */
+	/*
+	 * TX queues share SDMA engines: a port with all 16 leaves another port
+	 * its 16 queues, the first on engine 0 shared with a's queue 0; a's
+	 * queue 1 keeps engine 1 to itself. When a goes, b's engine is its own.
+	 */
 	b = probe_args("net_opa_vnic1,hfi=sw0,vport=2,vesw_id=2,em=off");
 	assert_int_equal(rte_eth_dev_info_get(a, &info), 0);
 	assert_int_equal(info.max_tx_queues, 16);
@@ -899,9 +904,18 @@ pt_test_probe_errors(void **state)
 	assert_int_equal(rte_eth_dev_info_get(a, &info), 0);
 	assert_int_equal(info.max_tx_queues, 16);
 	assert_int_equal(rte_eth_dev_info_get(b, &info), 0);
-	assert_int_equal(info.max_tx_queues, 0);
-	assert_true(pt_port_setup(b, 1, 1, pt_mp, 0) < 0);
+	assert_int_equal(info.max_tx_queues, 16);
+	assert_int_equal(pt_port_setup(b, 1, 1, pt_mp, 0), 0);
+	assert_int_equal(rte_eth_tx_burst_mode_get(b, 0, &mode), 0);
+	assert_non_null(strstr(mode.info, "SDMA engine 0 (shared)"));
+	assert_int_equal(rte_eth_tx_burst_mode_get(a, 0, &mode), 0);
+	assert_non_null(strstr(mode.info, "SDMA engine 0 (shared)"));
+	assert_int_equal(rte_eth_tx_burst_mode_get(a, 1, &mode), 0);
+	assert_non_null(strstr(mode.info, "SDMA engine 1 (dedicated)"));
 	pt_port_remove(a);
+	assert_int_equal(rte_eth_tx_burst_mode_get(b, 0, &mode), 0);
+	assert_non_null(strstr(mode.info, "SDMA engine 0 (dedicated)"));
+	assert_int_equal(rte_eth_dev_stop(b), 0);
 	assert_int_equal(rte_eth_dev_info_get(b, &info), 0);
 	assert_int_equal(info.max_tx_queues, 16);
 	assert_int_equal(info.max_rx_queues, 16);

@@ -25,13 +25,14 @@ grep -Eq '^op +frame +pkt +cycles +ns +x memcpy +spread +iterations$' "$tmp/out"
 # cycles, ns, ratio, spread (%) and iterations (the software-HFI round trip
 # has no 9000-byte row: "-").
 for size in 64 1518 9000; do
-	for op in memcpy tx_decide+hdr rx_validate icrc icrc_portable sw_hfi_roundtrip; do
+	for op in memcpy tx_decide+hdr rx_validate icrc icrc_portable sw_hfi_roundtrip \
+		sw_hfi_shared_eng; do
 		row=$(awk -v op="$op" -v s="$size" '$1 == op && $2 == s' "$tmp/out")
 		[ -n "$row" ] || { fail "no row for $op at $size"; continue; }
 		echo "$row" | awk -v op="$op" -v s="$size" '
 			function num(x) { return x ~ /^[0-9]+(\.[0-9]+)?$/ && x + 0 > 0 }
 			NF != 8 { exit 1 }
-			op == "sw_hfi_roundtrip" && s == 9000 {
+			op ~ /^sw_hfi_/ && s == 9000 {
 				exit !($4 $5 $6 $7 $8 == "-----") }
 			{ exit !(num($3) && num($4) && num($5) && num($6) && $7 ~ /^[0-9]+%$/ &&
 				 $8 ~ /^[0-9]+$/) }' ||
@@ -45,6 +46,13 @@ for pair in 64:96 1518:1544 9000:9032; do
 done
 awk '$1 == "memcpy" && $6 != "1.00" { bad = 1 } END { exit bad }' "$tmp/out" ||
 	fail "memcpy rows are not the 1.00 reference"
+# The shared engine against the dedicated one, side by side: a ratio per size measured.
+for size in 64 1518; do
+	grep -Eq "^  shared / dedicated SDMA engine, $size-byte frames \(one producer\): [0-9]+\.[0-9]{3}\$" \
+		"$tmp/out" || fail "no shared/dedicated engine ratio at $size"
+done
+grep -q "shared / dedicated SDMA engine, 9000-byte" "$tmp/out" &&
+	fail "a shared/dedicated engine ratio at 9000 (not measured)"
 
 "$TEST_VNIC" perf --quick --sizes 60,200 >"$tmp/out2" || fail "perf --sizes 60,200 failed"
 [ "$(awk '$1 == "icrc" { n++ } END { print n + 0 }' "$tmp/out2")" = 2 ] ||
@@ -72,7 +80,7 @@ grep -Eq '^vnic tx: (Scalar|Vector [A-Z0-9.]+) headers, SDMA engine' "$tmp/out3"
 	fail "--pmd: no transmit burst mode"
 grep -Eq '^vnic rx: (Scalar|Vector [A-Z0-9.]+) parse' "$tmp/out3" ||
 	fail "--pmd: no receive burst mode"
-for op in null_rx_burst null_tx_burst vnic_rx_burst vnic_tx_burst; do
+for op in null_rx_burst null_tx_burst vnic_rx_burst vnic_tx_burst vnic_tx_shared_eng; do
 	awk -v op="$op" '$1 == op && $2 == 64' "$tmp/out3" | awk '
 		function num(x) { return x ~ /^[0-9]+(\.[0-9]+)?$/ && x + 0 > 0 }
 		{ n++; ok = NF == 8 && num($3) && num($4) && num($5) && $6 ~ /^[0-9]+%$/ }
@@ -82,6 +90,8 @@ for op in null_rx_burst null_tx_burst vnic_rx_burst vnic_tx_burst; do
 done
 awk '$1 ~ /^null_/ && $2 == 64 && $5 != "1.00" { bad = 1 } END { exit bad }' "$tmp/out3" ||
 	fail "--pmd: net_null rows are not the 1.00 reference"
+grep -Eq '^  shared / dedicated SDMA engine, vnic_tx_burst at 64 bytes \(one producer\): [0-9]+\.[0-9]{3}$' \
+	"$tmp/out3" || fail "--pmd: no shared/dedicated engine ratio at 64"
 
 # Bad arguments: exit code 2 and a message naming the option.
 for args in "--sizes 10" "--sizes 64,,1518" "--sizes 20000" "--runs 0" "--run-ms x" \

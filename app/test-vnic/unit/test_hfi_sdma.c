@@ -5,7 +5,8 @@
 /*
  * SDMA engines against the software HFI: descriptor format and generation
  * bits across ring wraps, argument checks, halts (injected and caused by
- * malformed descriptors) and recovery with every cookie returned once.
+ * malformed descriptors) and recovery with every cookie returned once; a
+ * shared engine with two threads posting, reaping and recovering at once.
  */
 
 #include <errno.h>
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <pthread.h>
 #include <cmocka.h>
 
 #include "hfi_16b.h"
@@ -41,7 +43,7 @@ struct env {
 };
 
 static int
-setup_mode(void **state, enum hfi_engine_mode mode)
+setup_mode(void **state, enum hfi_engine_mode mode, bool backpressure)
 {
 	struct hfi_rcv_params rp;
 	struct env *env = calloc(1, sizeof(*env));
@@ -63,8 +65,10 @@ setup_mode(void **state, enum hfi_engine_mode mode)
 		fabric = "sdma-thread";
 		if (hfi_fabric_create(fabric, &cfg, &env->fab) != 0)
 			return -1;
-		rp.flags = HFI_RCV_DONT_DROP_EGR_FULL | HFI_RCV_DONT_DROP_HDRQ_FULL;
+		backpressure = true;
 	}
+	if (backpressure)
+		rp.flags = HFI_RCV_DONT_DROP_EGR_FULL | HFI_RCV_DONT_DROP_HDRQ_FULL;
 	env->pkts = aligned_alloc(64, sizeof(*env->pkts) * NPKT_MAX);
 	env->a = test_open("sw0", fabric, mode, 0);
 	env->b = test_open("sw1", fabric, mode, 0);
@@ -83,13 +87,20 @@ setup_mode(void **state, enum hfi_engine_mode mode)
 static int
 setup_inline(void **state)
 {
-	return setup_mode(state, HFI_ENGINE_INLINE);
+	return setup_mode(state, HFI_ENGINE_INLINE, false);
+}
+
+/* Inline engine, and a receiver that back-pressures instead of dropping when full. */
+static int
+setup_inline_bp(void **state)
+{
+	return setup_mode(state, HFI_ENGINE_INLINE, true);
 }
 
 static int
 setup_thread(void **state)
 {
-	return setup_mode(state, HFI_ENGINE_THREAD);
+	return setup_mode(state, HFI_ENGINE_THREAD, true);
 }
 
 static int
@@ -655,6 +666,219 @@ test_halt_thread_accounting(void **state)
 	hfi_sdma_release(e, NULL, NULL);
 }
 
+/*
+ * Two threads post to one shared engine at once (a small ring: they collide
+ * on reservations and wrap it many times), each with its own user; both reap
+ * whatever is done, whoever posted it, and recover the engine when it halts.
+ */
+#define SH_PER_THREAD	(NPKT_MAX / 2)
+
+struct producer {
+	struct env *env;
+	struct hfi_sdma *e;
+	struct hfi_sdma_user user;
+	uint32_t first;
+	uint32_t halt_at;		/* inject a halt after this many posts (0: none) */
+	uint32_t recoveries;		/* hfi_sdma_recover() that ran (>= 0) */
+	uint32_t enospc;
+	uint32_t last_rx;		/* receive side: last sequence seen + 1 */
+};
+
+static void
+collect_atomic(void *cookie, int status, void *arg)
+{
+	struct env *env = arg;
+	uint32_t seq = (uint32_t)((uintptr_t)cookie - 1);
+
+	__atomic_fetch_add(&env->returned[seq], 1, __ATOMIC_RELAXED);
+	if (status == HFI_SDMA_SENT)
+		__atomic_fetch_add(&env->sent[seq], 1, __ATOMIC_RELAXED);
+}
+
+static void
+shared_reap(struct producer *p)
+{
+	void *cookies[16];
+	unsigned int n, i;
+
+	while ((n = hfi_sdma_reap(p->e, cookies, 16)) > 0)
+		for (i = 0; i < n; i++)
+			collect_atomic(cookies[i], HFI_SDMA_SENT, p->env);
+	if (hfi_sdma_halted(p->e)) {
+		int rc = hfi_sdma_recover(p->e, collect_atomic, p->env);
+
+		assert_true(rc >= 0 || rc == -EBUSY);
+		if (rc > 0)
+			p->recoveries++;
+	}
+}
+
+static void *
+producer_run(void *arg)
+{
+	struct producer *p = arg;
+	struct hfi_sdma_frag f[3];
+	uint32_t i = 0;
+	unsigned int k, spins = 0;
+
+	while (i < SH_PER_THREAD || hfi_sdma_user_in_flight(&p->user) > 0) {
+		uint32_t seq = p->first + i;
+		unsigned int nf = 1 + seq % 3;
+		uint64_t at, start;
+		size_t len, off = 0;
+		int rc;
+
+		shared_reap(p);
+		if (i == SH_PER_THREAD) {
+			hfi_sdma_spin(&spins);
+			continue;
+		}
+		len = make_pkt(p->env, seq);
+		for (k = 0; k < nf; k++) {
+			size_t n = k == nf - 1 ? len - off : (k == 0 ? PBC_SIZE : (len - off) / 2);
+
+			f[k].iova = (uint64_t)(uintptr_t)(p->env->pkts[seq] + off);
+			f[k].len = (uint32_t)n;
+			off += n;
+		}
+		assert_true(hfi_sdma_frags_ok(p->e, f, nf));
+		rc = hfi_sdma_reserve(p->e, nf, &at);
+		if (rc != 0) {
+			assert_true(rc == -ENOSPC || rc == -EAGAIN);
+			p->enospc += rc == -ENOSPC;
+			hfi_sdma_spin(&spins);
+			continue;
+		}
+		start = at;
+		hfi_sdma_write_pkt(p->e, &at, f, nf, (void *)(uintptr_t)(seq + 1), &p->user);
+		p->user.posted++;
+		hfi_sdma_publish(p->e, start, at);
+		if (++i == p->halt_at)
+			assert_int_equal(hfi_fault_halt_sdma(p->env->a, p->e->engine), 0);
+	}
+	return NULL;
+}
+
+static void
+on_rx_shared(const struct hfi_rcv_pkt *pkt, const uint8_t *data, void *arg)
+{
+	struct producer *p = arg;
+	uint32_t flen, seq;
+	const uint8_t *f = harness_frame(data, pkt->len, &flen);
+
+	assert_non_null(f);
+	assert_int_equal(pkt->errors, 0);
+	seq = test_frame_seq(f);
+	assert_true(seq < NPKT_MAX);
+	assert_memory_equal(data, p[0].env->pkts[seq] + PBC_SIZE, pkt->len - 5);
+	/* Each producer's packets arrive in its order, none twice. */
+	p = &p[seq / SH_PER_THREAD];
+	assert_true(seq + 1 > p->last_rx);
+	p->last_rx = seq + 1;
+	p->env->rx_count++;
+}
+
+static void
+shared_two_producers(struct env *env, uint32_t halt_at)
+{
+	struct producer p[2];
+	pthread_t th[2];
+	struct timespec ts = { 0, 100000 };
+	uint32_t i, sent = 0, aborted = 0, spins;
+	struct hfi_sdma *e;
+	struct hfi_port_counters rx;
+	bool done[2] = { false, false };
+
+	memset(env->returned, 0, sizeof(env->returned));
+	memset(env->sent, 0, sizeof(env->sent));
+	memset(p, 0, sizeof(p));
+	assert_int_equal(hfi_sdma_setup(env->a, 5, 64, &e), 0);
+	hfi_sdma_set_shared(e, true);
+	assert_true(hfi_sdma_shared(e));
+	for (i = 0; i < 2; i++) {
+		p[i].env = env;
+		p[i].e = e;
+		p[i].first = i * SH_PER_THREAD;
+		p[i].last_rx = p[i].first;
+	}
+	p[0].halt_at = halt_at;
+	for (i = 0; i < 2; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, producer_run, &p[i]), 0);
+	/* The receiver keeps up meanwhile; it back-pressures the engine when full. */
+	while (!done[0] || !done[1]) {
+		harness_rxq_poll(&env->rx, 256, on_rx_shared, p);
+		for (i = 0; i < 2; i++)
+			if (!done[i] && pthread_tryjoin_np(th[i], NULL) == 0)
+				done[i] = true;
+	}
+	for (i = 0; i < NPKT_MAX; i++) {
+		assert_int_equal(env->returned[i], 1);
+		sent += (uint32_t)env->sent[i];
+	}
+	for (i = 0; i < 2; i++) {
+		/* Exact per-user accounting, whoever reaped or recovered. */
+		assert_int_equal(p[i].user.posted, SH_PER_THREAD);
+		assert_int_equal(p[i].user.done, SH_PER_THREAD);
+		assert_int_equal(hfi_sdma_user_in_flight(&p[i].user), 0);
+		aborted += (uint32_t)p[i].user.aborted;
+	}
+	assert_int_equal(sent + aborted, NPKT_MAX);
+	if (halt_at == 0) {
+		assert_int_equal(sent, NPKT_MAX);
+		assert_int_equal(p[0].recoveries + p[1].recoveries, 0);
+	} else {
+		/* One halt, one recovery, by whichever thread got there first. */
+		assert_int_equal(e->halts, 1);
+		assert_true(sent >= halt_at - 64 && sent < NPKT_MAX);
+	}
+	for (spins = 0; spins < 20000 && env->rx_count < sent; spins++) {
+		harness_rxq_poll(&env->rx, 256, on_rx_shared, p);
+		nanosleep(&ts, NULL);
+	}
+	/* Whatever the engine finished arrived once, nothing else did. */
+	assert_int_equal(env->rx_count, sent);
+	assert_int_equal(test_counters(env->a).tx_pkts, sent);
+	rx = test_counters(env->b);
+	assert_int_equal(rx.rx_pkts, sent);
+	assert_int_equal(hfi_port_counters_drops(&rx), 0);
+	assert_int_equal(hfi_sdma_free_descs(e), 63);
+	hfi_sdma_release(e, NULL, NULL);
+}
+
+static void
+test_shared_two_producers(void **state)
+{
+	shared_two_producers(*state, 0);
+}
+
+static void
+test_shared_halt(void **state)
+{
+	shared_two_producers(*state, 200);
+}
+
+/* The selection rule: unused engines first, lowest number; then the fewest producers. */
+static void
+test_engine_pick(void **state)
+{
+	unsigned int users[16] = { 0 };
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 16; i++) {
+		assert_int_equal(hfi_sdma_pick(users, 16, 0), (int)i);
+		users[i]++;
+	}
+	assert_int_equal(hfi_sdma_pick(users, 16, 0), 0);
+	users[0]++;
+	assert_int_equal(hfi_sdma_pick(users, 16, 0), 1);
+	users[5] = 0;
+	assert_int_equal(hfi_sdma_pick(users, 16, 0), 5);
+	assert_int_equal(hfi_sdma_pick(users, 16, UINT32_C(1) << 5), 1);
+	assert_int_equal(hfi_sdma_pick(users, 0, 0), -EBUSY);
+	assert_int_equal(hfi_sdma_pick(users, 2, 3), -EBUSY);
+}
+
 int
 main(void)
 {
@@ -669,6 +893,12 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_release_in_flight, setup_inline, teardown),
 		cmocka_unit_test_setup_teardown(test_halt_thread_accounting, setup_thread,
 						teardown),
+		cmocka_unit_test(test_engine_pick),
+		cmocka_unit_test_setup_teardown(test_shared_two_producers, setup_inline_bp,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_shared_two_producers, setup_thread, teardown),
+		cmocka_unit_test_setup_teardown(test_shared_halt, setup_inline_bp, teardown),
+		cmocka_unit_test_setup_teardown(test_shared_halt, setup_thread, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -127,10 +127,17 @@ free_ctxts(const struct hfi_dev *dev)
 	return n;
 }
 
+/* Engines no tx queue uses yet (hfi->lock held): queues that would have one to themselves. */
 static unsigned int
-free_engines(const struct hfi_dev *dev)
+unused_engines(const struct opa_vnic_hfi *hfi)
 {
-	return dev->num_sdma - (unsigned int)__builtin_popcount(dev->sdma_busy);
+	unsigned int e, n = 0, num = RTE_MIN(hfi_dev_num_sdma(hfi->dev),
+					     (unsigned int)OPA_VNIC_MAX_SDMA);
+
+	for (e = 0; e < num; e++)
+		n += hfi->sdma_users[e] == 0 &&
+		     !(hfi->dev->sdma_busy & (UINT32_C(1) << e) && hfi->sdma[e] == NULL);
+	return n;
 }
 
 int
@@ -138,7 +145,8 @@ opa_vnic_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 {
 	struct opa_vnic_vport *vp = dev->data->dev_private;
 	struct opa_vnic_hfi *hfi = vp->hfi;
-	unsigned int own_rx = 0, own_tx = 0, q, rx, tx;
+	unsigned int own_rx = 0, own_tx = 0, q, rx, tx, engines;
+	bool hfi_any_engine = false;
 	uint32_t eth_mtu;
 
 	pthread_mutex_lock(&hfi->lock);
@@ -148,8 +156,11 @@ opa_vnic_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	}
 	pthread_mutex_lock(&hfi->dev->lock);
 	rx = free_ctxts(hfi->dev);
-	tx = free_engines(hfi->dev);
+	tx = unused_engines(hfi);
 	pthread_mutex_unlock(&hfi->dev->lock);
+	for (q = 0; q < OPA_VNIC_MAX_SDMA; q++)
+		hfi_any_engine |= hfi->sdma[q] != NULL;
+	engines = RTE_MIN(hfi_dev_num_sdma(hfi->dev), (unsigned int)OPA_VNIC_MAX_SDMA);
 	/* The shared context takes one when the first vport of the HFI starts. */
 	if (hfi->shared.rcv == NULL && rx > 0)
 		rx--;
@@ -158,7 +169,13 @@ opa_vnic_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	pthread_mutex_unlock(&hfi->lock);
 
 	info->max_rx_queues = (uint16_t)RTE_MIN(rx + own_rx, (unsigned int)OPA_VNIC_MAX_QUEUES);
-	info->max_tx_queues = (uint16_t)RTE_MIN(tx + own_tx, (unsigned int)OPA_VNIC_MAX_QUEUES);
+	/*
+	 * Tx queues share the HFI's SDMA engines once each engine has one, so
+	 * the limit is the vport's 16 whenever the PMD can use an engine of the
+	 * HFI (one of its own, or one its queues already share).
+	 */
+	info->max_tx_queues = (uint16_t)(engines == 0 || (tx == 0 && own_tx == 0 &&
+					 !hfi_any_engine) ? 0 : OPA_VNIC_MAX_QUEUES);
 	info->max_rx_pktlen = eth_mtu + OPA_VNIC_VLAN_ETH_HLEN;
 	info->min_mtu = OPA_VNIC_MIN_MTU;
 	info->max_mtu = (uint16_t)eth_mtu;
@@ -535,9 +552,11 @@ opa_vnic_priv_dump(struct rte_eth_dev *dev, FILE *f)
 				r->copy_max, r->share_group, r->stats.packets, r->stats.copied,
 				r->stats.attached);
 		if (t != NULL)
-			fprintf(f, "  txq %u: SDMA engine %u, ring %u, in flight %u, sent %"
-				PRIu64 "\n", q, t->engine, t->slot_mask + 1,
-				hfi_sdma_in_flight(t->sdma), t->stats.packets);
+			fprintf(f, "  txq %u: SDMA engine %u (%s, %u queues), ring %u, in flight "
+				"%u, sent %" PRIu64 ", engine halts seen %" PRIu64 "\n", q,
+				t->engine, hfi_sdma_shared(t->sdma) ? "shared" : "dedicated",
+				hfi->sdma_users[t->engine], t->slot_mask + 1,
+				hfi_sdma_user_in_flight(&t->user), t->stats.packets, t->halts_seen);
 	}
 	fprintf(f, "  hfi: %u vports started, shared context %d (drained %" PRIu64 "), RSM "
 		"entropy bits %u\n", hfi->n_started,

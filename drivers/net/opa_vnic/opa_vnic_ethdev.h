@@ -55,6 +55,7 @@ extern int opa_vnic_logtype;
 
 #define OPA_VNIC_DRIVER_NAME	"net_opa_vnic"
 #define OPA_VNIC_MAX_QUEUES	16	/* per vport and direction (hfi1 VNIC's 16) */
+#define OPA_VNIC_MAX_SDMA	32	/* engines of one HFI the PMD can use (hfi1: 16) */
 #define OPA_VNIC_MAX_UC_MACS	32	/* the device address + secondary unicast */
 #define OPA_VNIC_MAX_MC_MACS	64
 #define OPA_VNIC_NUM_VESW	4096
@@ -67,10 +68,16 @@ extern int opa_vnic_logtype;
 /*
  * A Tx queue of n descriptors holds n - 1 single-segment packets: each takes
  * two SDMA descriptors at least (header with the first segment, trailer), so
- * its SDMA ring has 2n; at most 32768 (the engine's limit).
+ * the engine it is put on has a ring of 2n at least; at most 32768 (the
+ * engine's limit).
  */
 #define OPA_VNIC_TX_DESC_PER_PKT	2
 #define OPA_VNIC_TX_DESC_MAX	(32768 / OPA_VNIC_TX_DESC_PER_PKT)
+/*
+ * SDMA ring of an engine at least (hfi1's descq_cnt is 2048): room for four
+ * queues of 512 packets, as engines are shared once every one has a queue.
+ */
+#define OPA_VNIC_SDMA_RING	4096
 #define OPA_VNIC_HDR_ROOM	(OPA_VNIC_PBC_LEN + OPA_VNIC_HDR_LEN)	/* 28 */
 /* Bytes of a frame the transmit decision and flow hash may read (QinQ + IPv6 + ports). */
 #define OPA_VNIC_TX_PEEK	96
@@ -167,7 +174,6 @@ struct opa_vnic_txq_stats {
 	uint64_t oversize;
 	uint64_t seg;
 	uint64_t carrier;
-	uint64_t aborted;
 };
 
 struct opa_vnic_rxq_group;
@@ -229,6 +235,7 @@ struct opa_vnic_txq {
 	uint64_t slots_iova;
 	uint8_t *trailer;
 	uint64_t trailer_iova;
+	struct hfi_sdma_user user;		/* its packets on the engine (exact) */
 	uint32_t slot_mask;
 	uint32_t slot_seq;
 	bool icrc_sw;
@@ -239,6 +246,7 @@ struct opa_vnic_txq {
 	uint64_t base[2];			/* packets, bytes at the last reset */
 	uint16_t nb_desc;
 	unsigned int engine;
+	uint64_t halts_seen;			/* engine halts it recovered or waited out */
 } __rte_cache_aligned;
 
 /* A DPDK shared Rx queue: the member queues polled as one. */
@@ -353,6 +361,9 @@ struct opa_vnic_hfi {
 	struct opa_vnic_shared shared;
 	unsigned int rsm_k;			/* entropy bits of the RSM index */
 	bool rsm_on;				/* the VNIC rule is installed with rsm_k */
+	/* SDMA engines and the tx queues on each (under lock; opa_vnic_rxtx.c) */
+	struct hfi_sdma *sdma[OPA_VNIC_MAX_SDMA];
+	unsigned int sdma_users[OPA_VNIC_MAX_SDMA];
 	struct opa_vnic_ctrl *ctrl;		/* control thread and VEMA agent */
 };
 

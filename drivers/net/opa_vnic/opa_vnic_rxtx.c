@@ -305,6 +305,94 @@ tx_trailer_fill(uint8_t *t)
 static void
 tx_queue_free(struct opa_vnic_hfi *hfi, struct opa_vnic_txq *q);
 
+/*
+ * Wait until no tx queue on engine e (but skip) is still inside a burst that
+ * may have read the engine's old mode (hfi->lock held).
+ */
+static void
+engine_quiesce(struct opa_vnic_hfi *hfi, const struct hfi_sdma *e, const struct opa_vnic_txq *skip)
+{
+	unsigned int v, q;
+
+	for (v = 0; v < RTE_DIM(hfi->vports); v++) {
+		struct opa_vnic_vport *vp = hfi->vports[v];
+
+		if (vp == NULL)
+			continue;
+		for (q = 0; q < OPA_VNIC_MAX_QUEUES; q++)
+			if (vp->txq[q] != NULL && vp->txq[q] != skip && vp->txq[q]->sdma == e)
+				opa_vnic_epoch_wait(&vp->txq[q]->epoch);
+	}
+}
+
+/*
+ * Put q on an engine (hfi->lock held), by the rule the guide documents:
+ * the lowest-numbered engine no queue of the HFI uses, so that a queue
+ * has an engine to itself while there are enough; once every engine has
+ * a queue, the engine with the fewest queues, the lowest-numbered among
+ * those. An engine keeps the ring it was set up with: OPA_VNIC_SDMA_RING
+ * descriptors, or what its first queue needs if more, so that the queues
+ * that come to share it later find room too.
+ */
+static int
+tx_engine_attach(struct opa_vnic_hfi *hfi, struct opa_vnic_txq *q, unsigned int ring)
+{
+	unsigned int n = RTE_MIN(hfi_dev_num_sdma(hfi->dev), (unsigned int)OPA_VNIC_MAX_SDMA);
+	uint32_t unusable = 0;
+	int e, rc;
+
+	for (;;) {
+		e = hfi_sdma_pick(hfi->sdma_users, n, unusable);
+		if (e < 0)
+			return -EBUSY;
+		if (hfi->sdma[e] != NULL)
+			break;
+		rc = hfi_sdma_setup(hfi->dev, (unsigned int)e, ring, &hfi->sdma[e]);
+		if (rc == 0)
+			break;
+		hfi->sdma[e] = NULL;
+		if (rc != -EBUSY)
+			return rc;
+		unusable |= UINT32_C(1) << e;	/* claimed outside the PMD */
+	}
+	q->sdma = hfi->sdma[e];
+	q->engine = (unsigned int)e;
+	if (++hfi->sdma_users[e] == 2) {
+		/* The engine's queue may be inside a burst of the dedicated kind. */
+		hfi_sdma_set_shared(q->sdma, true);
+		engine_quiesce(hfi, q->sdma, q);
+	}
+	return 0;
+}
+
+static void
+tx_free_cookie(void *cookie, int status, void *arg)
+{
+	RTE_SET_USED(status);
+	RTE_SET_USED(arg);
+	rte_pktmbuf_free(cookie);
+}
+
+/* Take q off its engine (drained; hfi->lock held); the last queue releases it. */
+static void
+tx_engine_detach(struct opa_vnic_hfi *hfi, struct opa_vnic_txq *q)
+{
+	unsigned int e = q->engine;
+
+	if (q->sdma == NULL)
+		return;
+	opa_vnic_txq_drain(q);
+	q->sdma = NULL;
+	if (--hfi->sdma_users[e] == 0) {
+		hfi_sdma_release(hfi->sdma[e], tx_free_cookie, NULL);
+		hfi->sdma[e] = NULL;
+	} else if (hfi->sdma_users[e] == 1) {
+		/* Back to one producer: its fast path once no burst runs the shared one. */
+		hfi_sdma_set_shared(hfi->sdma[e], false);
+		engine_quiesce(hfi, hfi->sdma[e], q);
+	}
+}
+
 int
 opa_vnic_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 			unsigned int socket, const struct rte_eth_txconf *conf)
@@ -314,8 +402,7 @@ opa_vnic_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	unsigned int slots = RTE_MIN(rte_align32pow2(RTE_MAX(nb_desc, (uint16_t)OPA_VNIC_DESC_MIN)),
 				     (unsigned int)OPA_VNIC_TX_DESC_MAX);
 	struct opa_vnic_txq *q;
-	unsigned int e, n = hfi_dev_num_sdma(hfi->dev);
-	int rc = -EBUSY;
+	int rc;
 
 	if (conf != NULL && conf->tx_deferred_start) {
 		OPA_VNIC_LOG(ERR, "%s: tx queue %u: deferred start is not supported (queues start "
@@ -329,22 +416,17 @@ opa_vnic_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	q->qid = qid;
 	q->nb_desc = nb_desc;
 	q->icrc_sw = vp->icrc == OPA_VNIC_ICRC_SW;
-	/* One slot per packet the ring can hold. */
+	/* One slot per packet the queue may have in flight. */
 	q->slot_mask = slots - 1;
 	pthread_mutex_lock(&hfi->lock);
-	/* TX queues map 1:1 to SDMA engines, each used by one queue only. */
-	for (e = 0; e < n && rc == -EBUSY; e++) {
-		rc = hfi_sdma_setup(hfi->dev, e, slots * OPA_VNIC_TX_DESC_PER_PKT, &q->sdma);
-		q->engine = e;
-	}
+	rc = tx_engine_attach(hfi, q, RTE_MAX(slots * OPA_VNIC_TX_DESC_PER_PKT,
+					      (unsigned int)OPA_VNIC_SDMA_RING));
 	if (rc != 0) {
 		if (rc == -EBUSY)
-			OPA_VNIC_LOG(ERR, "%s: tx queue %u: no free SDMA engine on hfi=%s (%u "
-				     "engines, all in use by its vports)", vp->name, qid, hfi->name,
-				     n);
+			OPA_VNIC_LOG(ERR, "%s: tx queue %u: no SDMA engine on hfi=%s is free to "
+				     "the PMD", vp->name, qid, hfi->name);
 		else
 			OPA_VNIC_LOG(ERR, "%s: tx queue %u: %s", vp->name, qid, hfi_last_error());
-		q->sdma = NULL;
 		goto fail;
 	}
 	q->slots = hfi_dev_alloc(hfi->dev, (size_t)(q->slot_mask + 1) * sizeof(*q->slots),
@@ -357,6 +439,8 @@ opa_vnic_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 		goto fail;
 	}
 	tx_trailer_fill(q->trailer);
+	OPA_VNIC_LOG(DEBUG, "%s: tx queue %u on SDMA engine %u (%u queues)", vp->name, qid,
+		     q->engine, hfi->sdma_users[q->engine]);
 	vp->txq[qid] = q;
 	dev->data->tx_queues[qid] = q;
 	pthread_mutex_unlock(&hfi->lock);
@@ -369,20 +453,9 @@ fail:
 }
 
 static void
-tx_cpl(void *cookie, int status, void *arg)
-{
-	struct opa_vnic_txq *q = arg;
-
-	if (status == HFI_SDMA_ABORTED)
-		q->stats.aborted++;
-	rte_pktmbuf_free(cookie);
-}
-
-static void
 tx_queue_free(struct opa_vnic_hfi *hfi, struct opa_vnic_txq *q)
 {
-	if (q->sdma != NULL)
-		hfi_sdma_release(q->sdma, tx_cpl, q);
+	tx_engine_detach(hfi, q);
 	hfi_dev_free(hfi->dev, q->slots);
 	hfi_dev_free(hfi->dev, q->trailer);
 }
@@ -404,7 +477,11 @@ opa_vnic_tx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
 	rte_free(q);
 }
 
-/* Free the mbufs of everything the engine has sent. */
+/*
+ * Free the mbufs of everything the engine has sent: on a shared engine,
+ * whichever queue reaps frees every queue's mbufs and counts them in
+ * their owners (hfi_sdma_user).
+ */
 static inline void
 tx_reap(struct opa_vnic_txq *q)
 {
@@ -418,12 +495,19 @@ tx_reap(struct opa_vnic_txq *q)
 	} while (n == OPA_VNIC_BURST);
 }
 
+/*
+ * The engine halted: one queue of those on it recovers it (the others see
+ * -EBUSY and wait it out); every queue counts its own aborted packets.
+ */
 static void
 tx_recover(struct opa_vnic_txq *q)
 {
 	uint64_t status = hfi_sdma_error_status(q->sdma);
-	int rc = hfi_sdma_recover(q->sdma, tx_cpl, q);
+	int rc = hfi_sdma_recover(q->sdma, tx_free_cookie, NULL);
 
+	q->halts_seen++;
+	if (rc == -EBUSY)
+		return;
 	if (rc < 0)
 		OPA_VNIC_LOG(ERR, "%s: tx queue %u: SDMA engine %u halted (status 0x%" PRIx64
 			     ") and did not recover: %s", q->vp->name, q->qid, q->engine, status,
@@ -434,6 +518,12 @@ tx_recover(struct opa_vnic_txq *q)
 			     q->engine, status, rc);
 }
 
+/*
+ * Until none of q's packets is in flight. Other queues may keep posting to
+ * a shared engine meanwhile; if q's packets are still there after 100 ms
+ * (an engine that stopped moving), the engine is recovered by force: every
+ * queue on it gets its packets back, counted as aborted.
+ */
 void
 opa_vnic_txq_drain(struct opa_vnic_txq *q)
 {
@@ -443,8 +533,18 @@ opa_vnic_txq_drain(struct opa_vnic_txq *q)
 		if (hfi_sdma_halted(q->sdma))
 			tx_recover(q);
 		tx_reap(q);
-		if (hfi_sdma_in_flight(q->sdma) == 0)
+		if (hfi_sdma_user_in_flight(&q->user) == 0)
 			return;
+		rte_delay_us_sleep(1000);
+	}
+	while (hfi_sdma_user_in_flight(&q->user) != 0) {
+		int rc = hfi_sdma_flush(q->sdma, tx_free_cookie, NULL);
+
+		OPA_VNIC_LOG(WARNING, "%s: tx queue %u: SDMA engine %u did not finish its "
+			     "packets in 100 ms; stopped and flushed: %d", q->vp->name, q->qid,
+			     q->engine, rc);
+		if (rc < 0 && rc != -EBUSY)
+			break;
 		rte_delay_us_sleep(1000);
 	}
 }
@@ -485,6 +585,17 @@ struct tx_pkt {
 	bool mcast;			/* counter classes, from the frame's first bytes */
 	bool vlan;
 };
+
+/* Every segment's data within the engine's 48-bit addresses. */
+static inline bool
+tx_iova_ok(const struct rte_mbuf *m)
+{
+	for (; m != NULL; m = m->next)
+		if (unlikely(((rte_pktmbuf_iova(m) + m->data_len) &
+			      ~SDMA_DESC0_PHY_ADDR_MASK) != 0))
+			return false;
+	return true;
+}
 
 /* Descriptors for the segments from seg on (empty ones are skipped). */
 static inline unsigned int
@@ -540,6 +651,15 @@ tx_accept(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_mbuf
 		st->seg++;
 		return false;
 	}
+	/*
+	 * What the engine would refuse is refused here, before descriptors are
+	 * reserved: a reservation on a shared engine cannot be taken back.
+	 */
+	if (unlikely(!tx_iova_ok(m))) {
+		tx_count_unsent(st, len, 0);
+		st->carrier++;
+		return false;
+	}
 	t->m = m;
 	t->slot = slot;
 	t->mcast = opa_vnic_is_mcastbcast(frame, avail);
@@ -562,9 +682,10 @@ tx_accept(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_mbuf
 	return true;
 }
 
-/* Step 3 for one packet whose header is written: 0, or the engine's error. */
-static inline int
-tx_post(struct opa_vnic_txq *q, const struct tx_pkt *t, const struct opa_vnic_tx_decision *d)
+/* Step 3 for one packet whose header is written: its descriptors at *at (reserved). */
+static inline void
+tx_write(struct opa_vnic_txq *q, const struct tx_pkt *t, const struct opa_vnic_tx_decision *d,
+	 uint64_t *at)
 {
 	struct hfi_sdma_frag f[SDMA_MAX_DESC_PER_PKT];
 	struct opa_vnic_tx_slot *slot = &q->slots[t->slot];
@@ -610,7 +731,31 @@ tx_post(struct opa_vnic_txq *q, const struct tx_pkt *t, const struct opa_vnic_tx
 		f[nf].iova = slot_iova + offsetof(struct opa_vnic_tx_slot, icrc_tail);
 		f[nf++].len = OPA_VNIC_ICRC_TAIL_LEN;
 	}
-	return hfi_sdma_post(q->sdma, f, nf, m);
+	hfi_sdma_write_pkt(q->sdma, at, f, nf, m, &q->user);
+}
+
+/*
+ * Reserve n descriptors. A dedicated engine has the room tx_burst() saw; on
+ * a shared one others may have taken it since: reap (that is what frees
+ * room, whoever's packets they are) and try again while the engine moves.
+ * -EAGAIN: halted or being recovered.
+ */
+static inline int
+tx_reserve(struct opa_vnic_txq *q, unsigned int n, uint64_t *at)
+{
+	unsigned int tries;
+	int rc;
+
+	for (tries = 0; tries < 1000000; tries++) {
+		rc = hfi_sdma_reserve(q->sdma, n, at);
+		if (likely(rc != -ENOSPC))
+			return rc;
+		if (hfi_sdma_halted(q->sdma))
+			return -EAGAIN;
+		tx_reap(q);
+		rte_pause();
+	}
+	return -EAGAIN;
 }
 
 /* Up to OPA_VNIC_BURST packets; returns those consumed (sent or dropped). */
@@ -625,7 +770,9 @@ tx_burst(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_mbuf 
 	uint8_t *dst[OPA_VNIC_BURST];
 	unsigned int i, j, k = 0, ndrop = 0, descs = 0;
 	unsigned int free_descs = hfi_sdma_free_descs(q->sdma);
-	unsigned int pkt_room = q->sdma->mask - hfi_sdma_in_flight(q->sdma);
+	/* A slot per packet in flight: the queue's own packets, whatever the engine holds. */
+	unsigned int pkt_room = q->slot_mask - hfi_sdma_user_in_flight(&q->user);
+	uint64_t at = 0, start;
 
 	for (i = 0; i < n; i++) {
 		if (!tx_accept(q, s, pkts[i], (q->slot_seq + k) & q->slot_mask, &t[k], &d[k])) {
@@ -640,16 +787,20 @@ tx_burst(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_mbuf 
 		k++;
 	}
 	build(&s->tx, d, dst, k, q->icrc_sw ? (uint32_t)PBC_INSERT_BYPASS_ICRC : 0);
+	if (k != 0 && unlikely(tx_reserve(q, descs, &at) != 0)) {
+		/* Halted under us: the kernel's tx_carrier_errors. */
+		for (j = 0; j < k; j++) {
+			tx_count_unsent(st, t[j].m->pkt_len, 0);
+			st->carrier++;
+			drop[ndrop++] = t[j].m;
+		}
+		k = 0;
+	}
+	start = at;
 	for (j = 0; j < k; j++) {
 		uint32_t len = t[j].m->pkt_len;
 
-		if (unlikely(tx_post(q, &t[j], &d[j]) != 0)) {
-			/* Halted, or a request the engine refuses: the kernel's tx_carrier_errors. */
-			tx_count_unsent(st, len, 0);
-			st->carrier++;
-			drop[ndrop++] = t[j].m;
-			continue;
-		}
+		tx_write(q, &t[j], &d[j], &at);
 		st->packets++;
 		st->bytes += len;
 		len = RTE_MAX(len, (uint32_t)OPA_VNIC_MIN_FRAME_LEN);
@@ -659,7 +810,9 @@ tx_burst(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_mbuf 
 		st->grp[t[j].mcast ? OPA_VNIC_GRP_MCASTBCAST : OPA_VNIC_GRP_UNICAST]++;
 		st->grp[t[j].vlan ? OPA_VNIC_GRP_VLAN : OPA_VNIC_GRP_UNTAGGED]++;
 	}
-	/* Slots of packets the engine refused stay unused until the ring comes round. */
+	/* Counted before the engine can finish them, so in flight never goes below 0. */
+	q->user.posted += k;
+	hfi_sdma_publish(q->sdma, start, at);
 	q->slot_seq += k;
 	if (ndrop != 0)
 		rte_pktmbuf_free_bulk(drop, ndrop);
@@ -678,6 +831,11 @@ opa_vnic_xmit_pkts(void *txq, struct rte_mbuf **pkts, uint16_t n)
 	tx_reap(q);
 	if (unlikely(hfi_sdma_halted(q->sdma)))
 		tx_recover(q);
+	if (unlikely(hfi_sdma_closed(q->sdma))) {
+		/* Another lcore recovers the shared engine: nothing taken, try again. */
+		opa_vnic_epoch_exit(&q->epoch);
+		return 0;
+	}
 	s = __atomic_load_n(&q->vp->snap, __ATOMIC_SEQ_CST);
 	build = opa_vnic_simd_get(q->simd)->hdr_build;
 	while (done < n) {
@@ -688,7 +846,6 @@ opa_vnic_xmit_pkts(void *txq, struct rte_mbuf **pkts, uint16_t n)
 		if (got < want)
 			break;
 	}
-	hfi_sdma_doorbell(q->sdma);
 	opa_vnic_epoch_exit(&q->epoch);
 	return done;
 }
@@ -799,8 +956,9 @@ opa_vnic_tx_burst_mode_get(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth
 	if (q == NULL)
 		return -EINVAL;
 	mode->flags = 0;
-	snprintf(mode->info, sizeof(mode->info), "%s headers, SDMA engine %u, ICRC by the %s",
+	snprintf(mode->info, sizeof(mode->info), "%s headers, SDMA engine %u (%s), ICRC by the %s",
 		 opa_vnic_simd_get(q->simd)->label, q->engine,
+		 hfi_sdma_shared(q->sdma) ? "shared" : "dedicated",
 		 q->icrc_sw ? "PMD (icrc=sw)" : "HFI (icrc=hw)");
 	return 0;
 }

@@ -57,8 +57,9 @@ add_rxq(struct opa_vnic_counters *c, const struct opa_vnic_rxq_stats *s)
 }
 
 static void
-add_txq(struct opa_vnic_counters *c, const struct opa_vnic_txq_stats *s)
+add_txq(struct opa_vnic_counters *c, const struct opa_vnic_txq *q)
 {
+	const struct opa_vnic_txq_stats *s = &q->stats;
 	unsigned int i;
 
 	c->tx_sent += s->packets;
@@ -72,7 +73,8 @@ add_txq(struct opa_vnic_counters *c, const struct opa_vnic_txq_stats *s)
 	c->tx_oversize_errors += s->oversize;
 	c->tx_seg_errors += s->seg;
 	c->tx_carrier_errors += s->carrier;
-	c->tx_aborted += s->aborted;
+	/* Counted by whichever lcore recovered the (maybe shared) engine. */
+	c->tx_aborted += __atomic_load_n(&q->user.aborted, __ATOMIC_RELAXED);
 }
 
 /* Packets the HFI dropped at a full header queue of the queue's context. */
@@ -95,7 +97,7 @@ opa_vnic_counters_raw(const struct opa_vnic_vport *vp, struct opa_vnic_counters 
 			c->rx_fifo_errors += rxq_overflows(vp->hfi, vp->rxq[q]);
 		}
 		if (vp->txq[q] != NULL)
-			add_txq(c, &vp->txq[q]->stats);
+			add_txq(c, vp->txq[q]);
 	}
 	add_async(c, vp->rx_async);
 	if (opa_vnic_hfi_is_first_vport(vp->hfi, vp)) {
@@ -118,7 +120,7 @@ opa_vnic_stats_retire(struct opa_vnic_vport *vp, const struct opa_vnic_rxq *rxq,
 		vp->retired.rx_fifo_errors += rxq_overflows(vp->hfi, rxq);
 	}
 	if (txq != NULL)
-		add_txq(&vp->retired, &txq->stats);
+		add_txq(&vp->retired, txq);
 }
 
 /* Since the last reset; a counter that moved back (first vport changed) reads 0. */
