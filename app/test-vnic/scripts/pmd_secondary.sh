@@ -116,16 +116,11 @@ fabric_made=1
 prefix=$(vnic_prefix)
 preload=$(ldd "$(command -v dpdk-testpmd)" | awk '$1 ~ /^librte_mempool_/ { print $3 }' |
 	sort -u | tr '\n' ':')
-# In an ASan build the sanitizer runtime comes with the PMD, and LeakSanitizer
-# checks the tools at exit. Two leaks of DPDK 22.11's own code are suppressed:
-# the vdev bus's, in every secondary (the devargs it allocates for each of
-# the primary's vdevs, never freed whatever the driver), and dpdk-dumpcap's
-# (its interface list: the structure and the strings of its options).
-printf 'leak:librte_bus_vdev.so\nleak:dpdk-dumpcap\n' >"$tmp/lsan.supp"
+# In an ASan build LeakSanitizer checks the tools at exit too (testpmd_vnic.sh
+# gives it lsan-dpdk.supp for the leaks of DPDK 22.11's own code).
 # Started with exec, so that a background tool's $! is its own pid (to stop it).
 secondary() {
-	exec env LD_PRELOAD="$(vnic_preload "$preload")" \
-		LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$tmp/lsan.supp" "$@"
+	exec env LD_PRELOAD="$(vnic_preload "$preload")" "$@"
 }
 proc_info() {
 	(secondary timeout 30 dpdk-proc-info --file-prefix="$prefix" --no-pci \
