@@ -176,7 +176,7 @@ opa_setup() {
 # Print the install prefix of the DPDK built from $OPA_VNIC_DPDK_SRC (building it
 # the first time), or nothing when no tree is given.
 opa_dpdk_alt() {
-	local src=${OPA_VNIC_DPDK_SRC:-} ver prefix bld
+	local src=${OPA_VNIC_DPDK_SRC:-} ver prefix bld opts
 	[ -n "$src" ] || return 0
 	[ -f "$src/VERSION" ] && [ -f "$src/meson.build" ] ||
 		opa_die "OPA_VNIC_DPDK_SRC=$src is not a DPDK source tree (no VERSION, meson.build)"
@@ -186,27 +186,32 @@ opa_dpdk_alt() {
 	*) opa_die "OPA_VNIC_DPDK_SRC=$src holds DPDK $ver; expected a 24.11 release" ;;
 	esac
 	prefix=${OPA_VNIC_DPDK_CACHE:-$HOME/.cache/dpdk-opa-vnic}/dpdk-$ver
-	if [ ! -f "$prefix/.built" ]; then
-		# pmdinfogen needs pyelftools in the python3 meson runs.
-		dpkg-query -W -f='${Status}' python3-pyelftools 2>/dev/null | grep -q "ok installed" ||
-			{ opa_apt_update_once; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-				--no-install-recommends python3-pyelftools >/dev/null ||
-				opa_die "cannot install python3-pyelftools"; }
+	# What the build takes; a cached build made with other options is redone.
+	# net/pcap: dpdk-pdump writes its captures through it.
+	opts="-Ddefault_library=shared -Dplatform=generic -Denable_driver_sdk=true -Dtests=false
+		-Denable_docs=false -Denable_kmods=false
+		-Denable_drivers=bus/vdev,bus/pci,mempool/ring,net/null,net/af_packet,net/ring,net/pcap
+		-Denable_libs=bpf,pcapng,pdump,security,cryptodev,eventdev,timer,dmadev,metrics
+		-Denable_apps=test-pmd,proc-info,dumpcap,pdump"
+	if [ "$(cat "$prefix/.built" 2>/dev/null)" != "$opts" ]; then
+		# pmdinfogen needs pyelftools in the python3 meson runs; net/pcap libpcap.
+		for pkg in python3-pyelftools libpcap-dev; do
+			dpkg-query -W -f='${Status}' $pkg 2>/dev/null | grep -q "ok installed" ||
+				{ opa_apt_update_once; DEBIAN_FRONTEND=noninteractive apt-get install \
+					-y -qq --no-install-recommends $pkg >/dev/null ||
+					opa_die "cannot install $pkg"; }
+		done
 		bld=$prefix.build
 		rm -rf "$bld" "$prefix"
 		mkdir -p "$(dirname "$prefix")"
 		opa_log "building DPDK $ver from $src into $prefix (a few minutes, once)"
 		(export PATH=/usr/bin:$PATH
-		 meson setup "$bld" "$src" --prefix="$prefix" -Ddefault_library=shared \
-			-Dplatform=generic -Denable_driver_sdk=true -Dtests=false -Denable_docs=false \
-			-Denable_kmods=false \
-			-Denable_drivers=bus/vdev,bus/pci,mempool/ring,net/null,net/af_packet,net/ring \
-			-Denable_libs=bpf,pcapng,pdump,security,cryptodev,eventdev,timer,dmadev,metrics \
-			-Denable_apps=test-pmd,proc-info,dumpcap,pdump &&
+		 # shellcheck disable=SC2086 # opts: several meson options
+		 meson setup "$bld" "$src" --prefix="$prefix" $opts &&
 		 ninja -C "$bld" && meson install -C "$bld" --quiet) >"$prefix.log" 2>&1 ||
 			{ tail -n 20 "$prefix.log" >&2; opa_die "building DPDK $ver failed ($prefix.log)"; }
 		rm -rf "$bld"
-		touch "$prefix/.built"
+		echo "$opts" >"$prefix/.built"
 	fi
 	echo "$prefix"
 }

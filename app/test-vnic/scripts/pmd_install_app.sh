@@ -42,7 +42,8 @@ pc=$(find "$prefix" -name libdpdk-opa-vnic.pc)
 [ -n "$pc" ] || die "no libdpdk-opa-vnic.pc under $prefix"
 
 # ---- the application, outside the tree ----
-export PKG_CONFIG_PATH=$(dirname "$pc")
+# Before the DPDK it was built against (which may itself come from PKG_CONFIG_PATH).
+export PKG_CONFIG_PATH=$(dirname "$pc")${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
 flags=$(pkg-config --cflags --libs libdpdk-opa-vnic) || die "pkg-config libdpdk-opa-vnic"
 mkdir "$tmp/app"
 cp "$SOURCE_ROOT/examples/vnic_info/vnic_info.c" "$tmp/app/"

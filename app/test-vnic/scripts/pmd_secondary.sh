@@ -189,6 +189,15 @@ EOF
 # are mapped, keeps that range free in every process (EAL's default base,
 # 4 GB, is in ASan's shadow gap: the primary would take any address mmap gives,
 # which a secondary may already use).
+# A secondary can attach only if the primary registered every tail queue its
+# libraries use: testpmd also loads the DPDK libraries the tools link and it
+# does not (none with Debian's full build; librte_hash and others with a
+# smaller one, such as the DPDK 24.11 stage's).
+libs_of() { ldd "$@" 2>/dev/null | awk '$1 ~ /^librte_/ && $3 ~ /^\// { print $3 }' | sort -u; }
+tools=()
+for t in dpdk-proc-info dpdk-dumpcap dpdk-pdump; do tools+=("$(command -v "$t")"); done
+tp_extra=$(comm -13 <(libs_of "$(command -v dpdk-testpmd)") <(libs_of "${tools[@]}") | tr '\n' ' ')
+VNIC_TESTPMD_PRELOAD=$tp_extra \
 VNIC_TESTPMD_MEM="--huge-dir $tmp/huge -m 256 --iova-mode=va --base-virtaddr=0x200000000000" \
 	vnic_testpmd "$tmp/tp.out" \
 	"$tmp/script" -l 0-1 \
@@ -202,7 +211,7 @@ tp_pid=$!
 wait_for "$tmp/tp.out" 'NIC extended statistics for port 1' ||
 	{ cat "$tmp/tp.out"; fail "testpmd did not forward and show its statistics"; exit 1; }
 sleep 0.5
-proc_info --stats >"$tmp/stats.out" 2>&1 || fail "proc-info --stats: exit $?"
+proc_info --stats >"$tmp/stats.out" 2>&1 || { fail "proc-info --stats: exit $?"; tail -n 15 "$tmp/stats.out"; }
 proc_info --xstats >"$tmp/xstats.out" 2>&1 || fail "proc-info --xstats: exit $?"
 proc_info --show-port-private >"$tmp/priv.out" 2>&1 ||
 	fail "proc-info --show-port-private: exit $?"
@@ -296,10 +305,14 @@ all=$(frames "$cap" "")
 	fail "dumpcap: $in inbound, $out outbound ($all in all) frames; the counters: $rx, $tx"
 grep -q "Packets received/dropped on interface 'net_opa_vnic0': $((rx + tx))/0" \
 	"$tmp/dumpcap.out" || fail "dumpcap's own count: $(grep 'Packets received' "$tmp/dumpcap.out")"
-# It turns promiscuous mode off at exit (on at start: testpmd had it on
-# already): refused, testpmd's mode stays.
-grep -q 'promiscuous disable: only the primary process changes the port' "$tmp/dumpcap.out" ||
-	fail "dumpcap's promiscuous disable was not refused"
+# DPDK 22.11's dumpcap turns promiscuous mode off at exit (24.11's leaves a
+# mode it found on alone): the secondary's request is refused and testpmd's
+# mode stays.
+if grep -q 'promiscuous' "$tmp/dumpcap.out"; then
+	grep -q 'promiscuous disable: only the primary process changes the port' \
+		"$tmp/dumpcap.out" || { fail "dumpcap's promiscuous request was not refused"
+		tail -n 20 "$tmp/dumpcap.out"; }
+fi
 wait_for "$tmp/tp.out" 'Promiscuous mode: enabled' || fail "port 0 left promiscuous mode"
 tshark -n -r "$cap" -Y "eth.src == $mac0 && eth.dst == $mac1" -T fields -e frame.number \
 	2>/dev/null | wc -l | grep -qx "$tx" || fail "port 0's frames are not $mac0 -> $mac1"
@@ -335,7 +348,8 @@ wait_count "$tmp/tp.out" 3 '^rxonly packet forwarding - ports' ||
 	--pdump "device_id=net_opa_vnic1,queue=*,rx-dev=$tmp/rx1.pcap,tx-dev=$tmp/tx1.pcap") \
 	>"$tmp/pdump.out" 2>&1 &
 tool_pid=$!
-wait_for "$tmp/pdump.out" 'core \(' || { fail "dpdk-pdump did not start capturing"; exit 1; }
+wait_for "$tmp/pdump.out" 'core \(' ||
+	{ fail "dpdk-pdump did not start capturing"; tail -n 20 "$tmp/pdump.out"; exit 1; }
 touch "$tmp/pdump.ready"
 wait_count "$tmp/tp.out" 2 'NIC statistics for port 1' ||
 	{ fail "testpmd did not show port 1 before the sending"; exit 1; }

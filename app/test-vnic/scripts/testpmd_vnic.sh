@@ -73,7 +73,8 @@ vnic_testpmd() {
 			*) echo "$line" ;;
 			esac
 		done <"$script"
-	} | timeout --foreground 120 env LD_PRELOAD="$(vnic_preload)" stdbuf -oL dpdk-testpmd \
+	} | timeout --foreground 120 env LD_PRELOAD="$(vnic_preload "${VNIC_TESTPMD_PRELOAD:-}")" \
+		stdbuf -oL dpdk-testpmd \
 		${VNIC_TESTPMD_MEM:---no-huge -m 256 --no-shconf} \
 		--no-pci --file-prefix="$prefix" --log-level=pmd.net.opa_vnic:info \
 		"$@" >"$out" 2>&1
