@@ -411,35 +411,16 @@ static const struct hfi_sma_ops sma_ops = {
 	.send_trap = op_send_trap,
 };
 
-static uint16_t
-top_bit(uint16_t mask)
-{
-	return mask == 0 ? 0 : (uint16_t)(1u << (31 - __builtin_clz(mask)));
-}
-
 /* The link came up: the neighbour is the fabric's switch. */
 static void
 sma_link_up_locked(void)
 {
 	struct hfi_sma_config cfg;
 	struct hfi_sma_link_info li;
-	struct hfi_fabric_neighbor n;
 
 	hfi_sma_config_init(&cfg);
-	memset(&li, 0, sizeof(li));
-	li.neighbor_type = 1;			/* a switch */
-	li.mgmt_allowed = shim.sm_managed;	/* its FM may manage the fabric from here */
-	/* The switch of a fabric run by an SM says who it is and which of its ports this is. */
-	if (hfi_dev_neighbor(shim.dev, &n) == 0) {
-		li.neighbor_guid = n.guid;
-		li.neighbor_port = n.port;
-		li.neighbor_type = n.node_type;
-		li.mgmt_allowed = n.mgmt_allowed;
-	}
-	li.link_width_active = top_bit(cfg.link_width_supported);
-	li.link_speed_active = top_bit(cfg.link_speed_supported);
-	li.lwd_tx_active = li.link_width_active;
-	li.lwd_rx_active = li.link_width_active;
+	/* without the fabric's switch: its FM may manage the fabric from here if SM-run */
+	hfi_dev_sma_link_info(shim.dev, &cfg, shim.sm_managed, &li);
 	hfi_sma_link_up(shim.sma, &li);
 	/* the software switch has no port state of its own: its end is configured */
 	hfi_sma_neighbor_normal(shim.sma);

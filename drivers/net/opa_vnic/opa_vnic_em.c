@@ -108,12 +108,6 @@ static const struct hfi_sma_ops em_sma_ops = {
 	.send_trap = sma_send_trap,
 };
 
-static uint16_t
-top_bit(uint16_t mask)
-{
-	return mask == 0 ? 0 : (uint16_t)(1u << (31 - __builtin_clz(mask)));
-}
-
 static int
 em_sma_start(struct opa_vnic_em *em)
 {
@@ -121,7 +115,6 @@ em_sma_start(struct opa_vnic_em *em)
 	struct hfi_fabric_config fc;
 	struct hfi_sma_config cfg;
 	struct hfi_sma_link_info li;
-	struct hfi_fabric_neighbor n;
 	uint64_t guid = hfi_dev_port_guid(em->dev);
 
 	hfi_fabric_get_config(hfi_dev_fabric(em->dev), &fc);
@@ -137,18 +130,7 @@ em_sma_start(struct opa_vnic_em *em)
 		return -errno;
 	hfi_fabric_set_pkeys(hfi_dev_fabric(em->dev), hfi_dev_lid(em->dev), pkeys, 2);
 	hfi_sma_preset(em->sma, hfi_dev_lid(em->dev), pkeys, 2);
-	memset(&li, 0, sizeof(li));
-	if (hfi_dev_neighbor(em->dev, &n) == 0) {
-		li.neighbor_guid = n.guid;
-		li.neighbor_port = n.port;
-		li.neighbor_type = n.node_type;
-		li.mgmt_allowed = n.mgmt_allowed;
-	}
-	/* trained to the widest and fastest it supports */
-	li.link_width_active = top_bit(cfg.link_width_supported);
-	li.link_speed_active = top_bit(cfg.link_speed_supported);
-	li.lwd_tx_active = li.link_width_active;
-	li.lwd_rx_active = li.link_width_active;
+	hfi_dev_sma_link_info(em->dev, &cfg, true, &li);
 	hfi_sma_link_up(em->sma, &li);
 	/* the software switch's end of the link has no state of its own */
 	hfi_sma_neighbor_normal(em->sma);

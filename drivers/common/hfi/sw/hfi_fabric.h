@@ -214,6 +214,17 @@ struct hfi_fabric_neighbor {
 
 int hfi_dev_neighbor(struct hfi_dev *dev, struct hfi_fabric_neighbor *n);
 
+struct hfi_sma_config;
+struct hfi_sma_link_info;
+
+/*
+ * The link of a management port as its SMA sees it coming up: the fabric's
+ * switch at the other end (without one, a switch whose MgmtAllowed is
+ * mgmt_allowed), trained to the widest and fastest link cfg supports.
+ */
+void hfi_dev_sma_link_info(struct hfi_dev *dev, const struct hfi_sma_config *cfg,
+			   bool mgmt_allowed, struct hfi_sma_link_info *li);
+
 /* The GUID the fabric gave a software HFI's port (node and port GUID). */
 uint64_t hfi_dev_port_guid(struct hfi_dev *dev);
 
