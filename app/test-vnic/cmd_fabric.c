@@ -403,7 +403,9 @@ wait_lid(struct hfi_fabric *fab, uint32_t lid, int alive)
 /*
  * Both sides set up before data flows: a port receives nothing until it is
  * enabled, so each side says hello with a MAD once it is ready, and waits
- * for the other's.
+ * for the other's. A hello that reached the peer before its MAD channel was
+ * open is lost: it is said again every 100 ms while waiting, and once more
+ * after the peer's (the peer is ready then, and may have missed them all).
  */
 #define HELLO_CLASS	0x0a	/* a vendor class, not VEMA */
 
@@ -411,8 +413,8 @@ static int
 handshake(struct endpoint *ep, uint32_t peer)
 {
 	struct hfi_mad_addr to = { .lid = peer, .qpn = HFI_QP1, .qkey = HFI_GSI_QKEY }, from;
-	uint8_t mad[HFI_MAD_SIZE] = { 0x80, HELLO_CLASS, 0x01, 0x01 };
-	double t0 = now_s();
+	uint8_t mad[HFI_MAD_SIZE] = { 0x80, HELLO_CLASS, 0x01, 0x01 }, in[HFI_MAD_SIZE];
+	double t0 = now_s(), t_sent;
 	size_t len;
 	int rc;
 
@@ -422,12 +424,21 @@ handshake(struct endpoint *ep, uint32_t peer)
 		usleep(10000);
 	if (rc != 0)
 		return fail("hello", rc);
+	t_sent = now_s();
 	while (now_s() - t0 < PEER_WAIT_S) {
-		rc = hfi_mad_recv(ep->dev, &from, mad, &len, 100);
-		if (rc == 0 && from.lid == peer && mad[1] == HELLO_CLASS)
-			return 0;
+		rc = hfi_mad_recv(ep->dev, &from, in, &len, 100);
+		if (rc == 0 && from.lid == peer && in[1] == HELLO_CLASS) {
+			rc = hfi_mad_send(ep->dev, &to, mad, 256);
+			return rc == 0 ? 0 : fail("hello", rc);
+		}
 		if (rc != 0 && rc != -ETIMEDOUT)
 			return fail("hello", rc);
+		if (now_s() - t_sent >= 0.1) {
+			rc = hfi_mad_send(ep->dev, &to, mad, 256);
+			if (rc != 0)
+				return fail("hello", rc);
+			t_sent = now_s();
+		}
 	}
 	fprintf(stderr, "fabric: no hello from LID 0x%x within %d s\n", peer, PEER_WAIT_S);
 	return 1;
