@@ -1285,38 +1285,23 @@ dispatch(struct req *r, bool set, uint16_t attr_id, uint32_t am, uint8_t *data,
  * unsupported attribute) without marking the segment; any other status
  * marks the segment's error bit.
  */
+static uint16_t
+agg_segment(void *ctx, bool set, uint16_t attr_id, uint32_t am, uint8_t *data, uint32_t len)
+{
+	struct req *r = ctx;
+
+	(void)dispatch(r, set, attr_id, am, data, len, NULL);
+	return r->smp.hdr.status & (uint16_t)~HFI_SMP_STATUS_DIRECTION;
+}
+
 static enum verdict
 aggregate(struct req *r, bool set, uint32_t *resp_len)
 {
-	uint32_t i, n = hfi_smp_am_agg_count(r->smp.hdr.attr_mod);
-	uint8_t *next = r->mad + hfi_smp_hdr_size(&r->smp);
-	const uint8_t *end = r->mad + HFI_SMP_SIZE;
-	struct hfi_smp_agg_hdr ag;
-	uint32_t len;
+	uint8_t *data = r->mad + hfi_smp_hdr_size(&r->smp);
 
-	if (n < 1 || n > HFI_SMP_AGG_MAX_SEGMENTS)
+	if (hfi_smp_agg_walk(r->smp.hdr.attr_mod, set, data,
+			     (uint32_t)(r->mad + HFI_SMP_SIZE - data), resp_len, agg_segment, r) != 0)
 		return status(r, HFI_SMP_STATUS_INVALID_FIELD);
-	for (i = 0; i < n; i++) {
-		if (next + HFI_SMP_AGG_HDR_SIZE > end)
-			return status(r, HFI_SMP_STATUS_INVALID_FIELD);
-		hfi_smp_decode(&hfi_smp_layout_agg_hdr, next, &ag);
-		len = (ag.err_reqlength & HFI_SMP_AGG_LEN_MASK) * 8u;
-		*resp_len += HFI_SMP_AGG_HDR_SIZE + len;
-		if (next + HFI_SMP_AGG_HDR_SIZE + len > end)
-			return status(r, HFI_SMP_STATUS_INVALID_FIELD);
-		if (!set)
-			memset(next + HFI_SMP_AGG_HDR_SIZE, 0, len);
-		(void)dispatch(r, set, ag.attr_id, ag.attr_mod, next + HFI_SMP_AGG_HDR_SIZE,
-			       len, NULL);
-		if (r->smp.hdr.status & HFI_SMP_STATUS_INVALID_FIELD)
-			break;
-		if (r->smp.hdr.status & (uint16_t)~HFI_SMP_STATUS_DIRECTION) {
-			ag.err_reqlength |= HFI_SMP_AGG_ERROR;
-			hfi_smp_encode(&hfi_smp_layout_agg_hdr, &ag, next);
-			return V_REPLY;
-		}
-		next += HFI_SMP_AGG_HDR_SIZE + len;
-	}
 	return V_REPLY;
 }
 

@@ -650,3 +650,37 @@ hfi_smp_attr_name(uint16_t attr_id)
 			return names[i].name;
 	return NULL;
 }
+
+int
+hfi_smp_agg_walk(uint32_t am, bool set, uint8_t *data, uint32_t max_len, uint32_t *resp_len,
+		 hfi_smp_agg_seg_fn seg, void *ctx)
+{
+	uint32_t i, n = hfi_smp_am_agg_count(am), len;
+	uint8_t *next = data, *end = data + max_len;
+	struct hfi_smp_agg_hdr ag;
+	uint16_t st;
+
+	if (n < 1 || n > HFI_SMP_AGG_MAX_SEGMENTS)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		if (next + HFI_SMP_AGG_HDR_SIZE > end)
+			return -EINVAL;
+		hfi_smp_decode(&hfi_smp_layout_agg_hdr, next, &ag);
+		len = (ag.err_reqlength & HFI_SMP_AGG_LEN_MASK) * 8u;
+		*resp_len += HFI_SMP_AGG_HDR_SIZE + len;
+		if (next + HFI_SMP_AGG_HDR_SIZE + len > end)
+			return -EINVAL;
+		if (!set)
+			memset(next + HFI_SMP_AGG_HDR_SIZE, 0, len);
+		st = seg(ctx, set, ag.attr_id, ag.attr_mod, next + HFI_SMP_AGG_HDR_SIZE, len);
+		if (st & HFI_SMP_STATUS_INVALID_FIELD)
+			return 0;
+		if (st != 0) {
+			ag.err_reqlength |= HFI_SMP_AGG_ERROR;
+			hfi_smp_encode(&hfi_smp_layout_agg_hdr, &ag, next);
+			return 0;
+		}
+		next += HFI_SMP_AGG_HDR_SIZE + len;
+	}
+	return 0;
+}

@@ -684,6 +684,21 @@ enum hfi_smp_dr_where hfi_smp_dr_switch(struct hfi_smp *smp, uint8_t in_port,
 					unsigned int nports, uint8_t *out_port);
 
 /* MTU enumeration <-> bytes (hfi1 mtu_to_enum(), enum_to_mtu()). */
+/*
+ * An Aggregate (hfi1 subn_get/set_opa_aggregate), answered in place: each of
+ * the attribute modifier's segments (attribute, length, modifier, data) goes
+ * to seg, which returns the segment's status (without the direction bit); a
+ * Get's data is zeroed first; *resp_len grows by each segment reached. The
+ * walk stops at the first segment whose status has an INVALID_FIELD bit (any
+ * of 0x1c, so also an unsupported attribute) without marking it; any other
+ * status marks the segment's error bit. -EINVAL for a count out of range or a
+ * segment beyond max_len: the caller answers INVALID_FIELD.
+ */
+typedef uint16_t (*hfi_smp_agg_seg_fn)(void *ctx, bool set, uint16_t attr_id, uint32_t am,
+				       uint8_t *data, uint32_t len);
+int hfi_smp_agg_walk(uint32_t am, bool set, uint8_t *data, uint32_t max_len,
+		     uint32_t *resp_len, hfi_smp_agg_seg_fn seg, void *ctx);
+
 int hfi_smp_mtu_to_enum(uint32_t mtu, int default_if_bad);
 uint32_t hfi_smp_enum_to_mtu(unsigned int mtu_enum);	/* HFI_SMP_MTU_INVALID if none */
 

@@ -905,37 +905,22 @@ dispatch(struct sreq *r, bool set, uint16_t attr_id, uint32_t am, uint8_t *data,
 	fail(r, HFI_SMP_STATUS_UNSUP_METH_ATTR);
 }
 
-/* Aggregate as hfi1 answers it (hfi_sma.c): in place, up to the first failed segment. */
+static uint16_t
+agg_segment(void *ctx, bool set, uint16_t attr_id, uint32_t am, uint8_t *data, uint32_t len)
+{
+	struct sreq *r = ctx;
+
+	dispatch(r, set, attr_id, am, data, len, NULL);
+	return r->status;
+}
+
+/* Aggregate as hfi1 answers it: in place, up to the first failed segment. */
 static void
 aggregate(struct sreq *r, bool set, uint32_t am, uint8_t *data, uint32_t max_len,
 	  uint32_t *resp_len)
 {
-	uint32_t i, n = hfi_smp_am_agg_count(am), len;
-	uint8_t *next = data, *end = data + max_len;
-	struct hfi_smp_agg_hdr ag;
-
-	if (n < 1 || n > HFI_SMP_AGG_MAX_SEGMENTS)
-		return fail(r, HFI_SMP_STATUS_INVALID_FIELD);
-	for (i = 0; i < n; i++) {
-		if (next + HFI_SMP_AGG_HDR_SIZE > end)
-			return fail(r, HFI_SMP_STATUS_INVALID_FIELD);
-		hfi_smp_decode(&hfi_smp_layout_agg_hdr, next, &ag);
-		len = (ag.err_reqlength & HFI_SMP_AGG_LEN_MASK) * 8u;
-		*resp_len += HFI_SMP_AGG_HDR_SIZE + len;
-		if (next + HFI_SMP_AGG_HDR_SIZE + len > end)
-			return fail(r, HFI_SMP_STATUS_INVALID_FIELD);
-		if (!set)
-			memset(next + HFI_SMP_AGG_HDR_SIZE, 0, len);
-		dispatch(r, set, ag.attr_id, ag.attr_mod, next + HFI_SMP_AGG_HDR_SIZE, len, NULL);
-		if (r->status & HFI_SMP_STATUS_INVALID_FIELD)
-			return;
-		if (r->status != 0) {
-			ag.err_reqlength |= HFI_SMP_AGG_ERROR;
-			hfi_smp_encode(&hfi_smp_layout_agg_hdr, &ag, next);
-			return;
-		}
-		next += HFI_SMP_AGG_HDR_SIZE + len;
-	}
+	if (hfi_smp_agg_walk(am, set, data, max_len, resp_len, agg_segment, r) != 0)
+		fail(r, HFI_SMP_STATUS_INVALID_FIELD);
 }
 
 int
