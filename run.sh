@@ -5,7 +5,7 @@
 # ./run.sh demo       the main job: dpdk-testpmd forwarding over net_opa_vnic ports
 # ./run.sh test       install what is missing, build, run every default test
 # ./run.sh setup      install what is missing and build (no tests)
-# ./run.sh fuzz [S]   run the libFuzzer targets for S seconds each (default 60)
+# ./run.sh fuzz [S] [T..] run the libFuzzer targets (or only T..) for S seconds each (default 60)
 # ./run.sh bench [..] benchmarks beside baselines run side by side (devtools/bench.sh --help)
 # ./run.sh soak [M]   M minutes (default 10) of traffic under churn, every frame accounted for
 #
@@ -84,7 +84,7 @@ fuzz_build() {
 
 cmd_fuzz() {
 	fuzz_build
-	"$OPA_TOP/devtools/fuzz.sh" "$OPA_TOP/build-fuzz" "${1:-60}"
+	"$OPA_TOP/devtools/fuzz.sh" "$OPA_TOP/build-fuzz" "${1:-60}" "${@:2}"
 }
 
 cmd_soak() {

@@ -2,14 +2,17 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Run every libFuzzer target of a -Dfuzz=true build for SECONDS each, starting
 # from its seed corpus. Findings are written to <builddir>/fuzz-findings/<target>/.
-# Usage: fuzz.sh <builddir> <seconds>
+# Usage: fuzz.sh <builddir> <seconds> [TARGET...]   (default: every target)
 set -u
 build=$1 secs=$2
+shift 2
+only=" $* "
 top=$(cd "$(dirname "$0")/.." && pwd)
 rc=0 n=0
 for exe in "$build"/app/test-vnic/fuzz/fuzz_*; do
 	[ -f "$exe" ] && [ -x "$exe" ] || continue	# not meson's fuzz_*.p object dirs
 	name=$(basename "$exe"); name=${name#fuzz_}
+	[ $# = 0 ] || [[ "$only" == *" $name "* ]] || continue
 	seeds="$top/app/test-vnic/fuzz/corpus/$name"
 	work="$build/fuzz-corpus/$name"
 	out="$build/fuzz-findings/$name"
@@ -26,7 +29,10 @@ for exe in "$build"/app/test-vnic/fuzz/fuzz_*; do
 	n=$((n + 1))
 done
 echo "fuzz: $n target(s) run"
-if [ $n -eq 0 ]; then
+if [ $# != 0 ] && [ $n != $# ]; then
+	echo "fuzz: asked for $*, found $n of them in $build/app/test-vnic/fuzz"
+	rc=1
+elif [ $n -eq 0 ]; then
 	echo "fuzz: no fuzz_* target in $build/app/test-vnic/fuzz (was it built with -Dfuzz=true?)"
 	rc=1
 fi
