@@ -89,7 +89,7 @@ main(int argc, char **argv)
 	uint32_t opa_agent, ib_agent, lr_agent, gsi_agent;
 	uint8_t mad[256], *r;
 	umad_port_t port;
-	int fd, n, c, peer = 0, stay = 0, lim = -1;
+	int fd, n, c, peer = 0, stay = 0, lim = -1, full = -1;
 	unsigned int i;
 	umad_ca_t ca;
 
@@ -113,9 +113,12 @@ main(int argc, char **argv)
 	       (unsigned long long)be64toh(ca.node_guid));
 	printf("port %d lid 0x%x state %u phys %u link_layer %s\n", port.portnum, port.base_lid,
 	       port.state, port.phys_state, port.link_layer);
-	for (i = 0; i < port.pkeys_size; i++)
+	for (i = 0; i < port.pkeys_size; i++) {
 		if (port.pkeys[i] == 0x7fff)
 			lim = (int)i;
+		if (port.pkeys[i] == 0xffff && full < 0)
+			full = (int)i;
+	}
 	printf("pkeys 0x%04x 0x%04x (0x7fff at %d)\n", port.pkeys[0], port.pkeys[1], lim);
 	umad_release_port(&port);
 	umad_release_ca(&ca);
@@ -181,8 +184,9 @@ main(int argc, char **argv)
 		return 1;
 
 	if (peer != 0) {
+		/* another node's SMA takes requests on the full management P_Key only */
 		smp_hdr(mad, 0x80, 0x01, 0x80, 0x0011, 5);
-		n = query(fd, (int)lr_agent, mad, 32 + 64, peer, lim);
+		n = query(fd, (int)lr_agent, mad, 32 + 64, peer, full >= 0 ? full : lim);
 		if (n < 32 + 44)
 			return 1;
 		r = (uint8_t *)umad_get_mad(buf) + 32;

@@ -138,6 +138,7 @@ static struct shim {
 	char issm_path[160];
 	int ino_fd;
 	unsigned int issm_opens;
+	uint64_t smp_refused;		/* opa_smp_check() drops */
 	/* SMA answers and copies of SMPs; used under the lock */
 	uint8_t out[HFI_SMP_SIZE];
 	uint8_t tmp[UMAD_SHIM_MAD_MAX];
@@ -803,11 +804,50 @@ dr_send_step(uint8_t *mad, size_t len, bool *local)
 	return 0;
 }
 
+static void rx_locked(const struct hfi_mad_addr *from, const uint8_t *in, size_t len,
+		      bool wire);
+
+/*
+ * hfi1's ud_loopback(): a datagram to this port's own LID (or a GSI one to
+ * the permissive LID) never reaches the wire. It is received as sent, from
+ * this LID, on the P_Key index it was sent with, without the P_Key checks
+ * of a packet from another node (opa_smp_check()); the SMA still applies
+ * its own to OPA SMPs (opa_local_smp_check()).
+ */
+static bool
+loopback_locked(const uint8_t *mad, size_t len, const struct hfi_mad_addr *to)
+{
+	uint32_t own = hfi_dev_lid(shim.dev);
+	uint8_t copy[UMAD_SHIM_MAD_MAX];
+	struct hfi_mad_addr from;
+
+	if (to->qpn > HFI_QP1 || len > sizeof(copy) ||
+	    !((own != 0 && to->lid == own) || (to->lid == SHIM_PERMISSIVE && to->qpn == HFI_QP1)))
+		return false;
+	memset(&from, 0, sizeof(from));
+	from.lid = own != 0 ? own : SHIM_PERMISSIVE;
+	from.qpn = to->qpn;
+	from.dest_qpn = to->qpn;
+	from.qkey = to->qkey;
+	from.sl = to->sl;
+	from.pkey_index = to->pkey_index;
+	from.pkey = pkey_at_locked(to->pkey_index);
+	/* the SMA answers into shim.out, which may be what is sent here */
+	memcpy(copy, mad, len);
+	trace_mad("loopback", mad, len, to->lid);
+	rx_locked(&from, copy, len, false);
+	return true;
+}
+
 /* One copy onto the fabric: a datagram; what cannot be delivered is lost. */
 static int
 xmit_locked(const uint8_t *mad, size_t len, const struct hfi_mad_addr *to)
 {
-	int rc = hfi_mad_send(shim.dev, to, mad, len);
+	int rc;
+
+	if (loopback_locked(mad, len, to))
+		return 0;
+	rc = hfi_mad_send(shim.dev, to, mad, len);
 
 	trace_mad("send", mad, len, to->lid);
 	if (rc == -EHOSTUNREACH || rc == -ENETDOWN) {
@@ -983,8 +1023,9 @@ find_send_locked(const struct umad_shim_file *f, uint32_t id, const uint8_t *mad
 	return NULL;
 }
 
+/* A MAD for this port, from the fabric (wire) or looped back from this port. */
 static void
-rx_locked(const struct hfi_mad_addr *from, const uint8_t *in, size_t len)
+rx_locked(const struct hfi_mad_addr *from, const uint8_t *in, size_t len, bool wire)
 {
 	struct hfi_sma_rx rx = { .slid = from->lid, .pkey = pkey_at_locked(from->pkey_index) };
 	struct hfi_sma_stats before, after;
@@ -1010,6 +1051,18 @@ rx_locked(const struct hfi_mad_addr *from, const uint8_t *in, size_t len)
 		len = UMAD_SHIM_IB_MAD;
 	}
 	if (from->dest_qpn == HFI_QP0) {
+		if (wire) {
+			/* opa_smp_check(): may set the status, so on a copy */
+			if (mad != shim.tmp)
+				memcpy(shim.tmp, mad, len);
+			mad = shim.tmp;
+			if (hfi_smp_rcv_check(shim.tmp, true, from->pkey, shim.issm_opens > 0) != 0) {
+				shim.smp_refused++;
+				trace_mad("drop (opa_smp_check: P_Key, class or method)", mad, len,
+					  from->lid);
+				return;
+			}
+		}
 		/* the SMA has the right of first refusal (hfi1's process_mad) */
 		hfi_sma_stats_get(shim.sma, &before);
 		if (hfi_sma_process(shim.sma, &rx, mad, len, shim.out, &out_len) == 1) {
@@ -1202,7 +1255,7 @@ dispatcher(void *arg)
 		/* link callbacks run in here and take the lock themselves */
 		while (hfi_mad_recv(dev, &from, buf, &len, 0) == 0) {
 			pthread_mutex_lock(&shim.lock);
-			rx_locked(&from, buf, len);
+			rx_locked(&from, buf, len, true);
 			pthread_mutex_unlock(&shim.lock);
 		}
 	}
@@ -1331,6 +1384,8 @@ attach_locked(void)
 	/* The fabric's GUID of the port: what its switch reports as the neighbour's. */
 	if (guid == 0)
 		guid = hfi_dev_port_guid(shim.dev);
+	else
+		hfi_dev_set_port_guid(shim.dev, guid);
 	shim.guid = guid;
 	sma_config_locked(&cfg, guid);
 	shim.sma = hfi_sma_create(&cfg, &sma_ops, NULL);

@@ -272,7 +272,7 @@ test_smi_checks(void **state)
 	static const uint16_t pkeys[HFI_MGMT_PKEYS] = { 0xffff, 0x7fff, 0x8001 };
 	uint32_t b_lid = hfi_dev_lid(env->b.dev);
 	struct hfi_mad_addr from;
-	uint64_t bad;
+	uint64_t bad, refused;
 	uint16_t pkey;
 	size_t len;
 
@@ -298,8 +298,11 @@ test_smi_checks(void **state)
 	assert_int_equal(hfi_mgmt_recv(env->a.gsi, &from, env->mad, &len), -EAGAIN);
 
 	bad = stats(env->b.smi).rx_bad;
+	refused = stats(env->b.smi).rx_pkey;
 	/* A Get on the limited P_Key: only the full one may ask (opa_smp_check). */
 	smp_send(env, b_lid, 1, 0x01, 0x01, 2);
+	/* A Get on a data P_Key (libibmad's index 0 under opa-fm): no SMP at all. */
+	smp_send(env, b_lid, 2, 0x01, 0x01, 9);
 	/* A trap is for a subnet manager, which this port is not. */
 	smp_send(env, b_lid, 0, 0x01, 0x05, 3);
 	/* Not an SMP class on QP0. */
@@ -311,7 +314,9 @@ test_smi_checks(void **state)
 	assert_int_equal(mgmt_wait(env->b.dev, env->b.smi, &from, env->got, &len), 0);
 	assert_int_equal(env->got[3], 0x81);
 	assert_int_equal(from.pkey_index, 1);
-	assert_int_equal(stats(env->b.smi).rx_bad - bad, 4);
+	/* the P_Key refusals counted as hfi1's PortRcvConstraintErrors, the rest as bad */
+	assert_int_equal(stats(env->b.smi).rx_pkey - refused, 3);
+	assert_int_equal(stats(env->b.smi).rx_bad - bad, 2);
 
 	/* Another method on the full P_Key: taken, "unsupported method" already set. */
 	smp_send(env, b_lid, 0, 0x01, 0x03, 7);

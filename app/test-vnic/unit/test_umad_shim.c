@@ -8,7 +8,9 @@
  * channel) on the other side. Each umad call; the CA and port as sysfs
  * would show them; registration and its refusals; directed-route SMPs of
  * hop 0 answered by the port's SMA (OPA, and opa-fm's IB-format probe);
- * LID-routed SMPs from the peer answered, traps delivered; agent routing
+ * LID-routed SMPs from the peer answered on the full management P_Key and
+ * refused on others, traps delivered only while the port is an SM; SMPs to
+ * the port's own LID looped back as hfi1 does; agent routing
  * (unsolicited requests by class, version and method, responses by TID to
  * the agent that sent the request, unmatched Gets answered "unsupported");
  * a request with a timeout and no answer coming back with ETIMEDOUT;
@@ -145,6 +147,13 @@ be32_at(const uint8_t *p)
 
 	memcpy(&v, p, sizeof(v));
 	return be32toh(v);
+}
+
+static void
+put_be16_at(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
 }
 
 static uint16_t
@@ -500,15 +509,56 @@ test_local_dr_smp(void **state)
 	assert_int_equal(umad_close_port(fd), 0);
 }
 
+static uint32_t
+capmask(void)
+{
+	struct umad_shim_port port;
+	uint32_t c;
+
+	assert_int_equal(umad_get_port(NULL, 0, &port), 0);
+	c = be32toh(port.capmask);
+	umad_release_port(&port);
+	return c;
+}
+
+static bool
+wait_is_sm(bool want)
+{
+	int i;
+
+	for (i = 0; i < WAIT_MS / 10; i++) {
+		if (((capmask() & UMAD_SHIM_CAP_IS_SM) != 0) == want)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+/* The port's P_Key at index i, as sysfs lists it. */
+static uint16_t
+port_pkey(unsigned int i)
+{
+	struct umad_shim_port port;
+	uint16_t pkey;
+
+	assert_int_equal(umad_get_port(NULL, 0, &port), 0);
+	assert_true(i < port.pkeys_size);
+	pkey = port.pkeys[i];
+	umad_release_port(&port);
+	return pkey;
+}
+
 /* ---- SMPs from elsewhere on the fabric ---- */
 
 static void
 test_remote_smp(void **state)
 {
 	struct env *env = *state;
-	struct hfi_mad_addr from;
+	struct hfi_mad_addr from, to = { .qpn = 0 };
+	char path[256];
 	uint8_t got[2048];
 	uint32_t agent;
+	FILE *issm;
 	size_t glen;
 	int fd, len;
 
@@ -525,9 +575,17 @@ test_remote_smp(void **state)
 	assert_int_equal(glen, 32 + 48);
 	assert_int_equal(be64_at(got + 32 + 16), GUID);
 
-	/* a trap is left to an SM: the agent registered for Trap gets it */
+	/* a trap is only for a port running an SM (opa_smp_check()): dropped here */
 	fd = open_port();
 	agent = reg2(fd, 0x01, 0x80, 1 << 5, 0);
+	mad_hdr(env->mad, 0x80, 0x01, 0x80, 0x05, 79, HFI_SMP_ATTR_NOTICE, 0);
+	peer_send(env, env->mad, 128, env->lid, 0);
+	assert_int_equal(recv_mad(env, fd, &len, 300), -ETIMEDOUT);
+	/* with the issm file open, the agent registered for Trap gets it */
+	assert_int_equal(umad_get_issm_path(NULL, 0, path, sizeof(path)), 0);
+	issm = fopen(path, "rb");
+	assert_non_null(issm);
+	assert_true(wait_is_sm(true));
 	mad_hdr(env->mad, 0x80, 0x01, 0x80, 0x05, 78, HFI_SMP_ATTR_NOTICE, 0);
 	peer_send(env, env->mad, 128, env->lid, 0);
 	assert_int_equal(recv_mad(env, fd, &len, WAIT_MS), (int)agent);
@@ -543,6 +601,77 @@ test_remote_smp(void **state)
 	peer_recv(env, &from, got);
 	assert_int_equal(got[3], 0x07);
 	assert_int_equal(mad_tid(got), 78);
+	fclose(issm);
+	assert_true(wait_is_sm(false));
+
+	/* a Get on a P_Key that is no full management one gets no answer */
+	mad_hdr(env->mad, 0x80, 0x01, 0x80, HFI_SMP_METHOD_GET, 80, HFI_SMP_ATTR_NODE_INFO, 0);
+	to.lid = env->lid;
+	to.pkey_index = 1;		/* the peer's 0x8001 */
+	assert_int_equal(hfi_mad_send(env->peer, &to, env->mad, 32), 0);
+	glen = 0;
+	assert_int_equal(hfi_mad_recv(env->peer, &from, got, &glen, 300), -ETIMEDOUT);
+	assert_int_equal(umad_close_port(fd), 0);
+}
+
+/*
+ * hfi1's ud_loopback(): a LID-routed SMP to the port's own LID never reaches
+ * the wire nor opa_smp_check(), so libibmad's P_Key index 0 (0x8001 under
+ * an SM) passes: an IB-format Get(NodeInfo) is answered (smpquery nodeinfo
+ * <own LID>); an OPA one on that index is refused by the SMA's local check
+ * (opa_local_smp_check()) and answered on a management index.
+ */
+static void
+test_loopback(void **state)
+{
+	struct env *env = *state;
+	uint8_t *r = env->buf + HDR;
+	uint32_t agent;
+	int fd, len;
+
+	env->lid = shim_lid();
+	fd = open_port();
+	/* what opa-fm gives a port: 0x8001 at index 0, management at 1 and 2 */
+	agent = reg2(fd, 0x81, 0x80, 0, 0);
+	opa_dr_smp(env->mad, HFI_SMP_METHOD_SET, 0x500, HFI_SMP_ATTR_PKEY_TABLE, 1u << 24);
+	put_be16_at(env->mad + 176, 0x8001);
+	put_be16_at(env->mad + 178, 0x7fff);
+	put_be16_at(env->mad + 180, 0xffff);
+	assert_int_equal(send_mad(env, fd, agent, env->mad, 176 + 64, 0xffff, 0, 0, 300, 0), 0);
+	assert_int_equal(recv_mad(env, fd, &len, WAIT_MS), (int)agent);
+	assert_int_equal(mad_status(r) & ~HFI_SMP_STATUS_DIRECTION, 0);
+	assert_int_equal(port_pkey(0), 0x8001);
+	assert_int_equal(port_pkey(2), 0xffff);
+
+	/* smpquery nodeinfo <own LID>: IB format on index 0, answered */
+	agent = reg2(fd, 0x01, 0x01, 0, 0);
+	memset(env->mad, 0, 256);
+	mad_hdr(env->mad, 0x01, 0x01, 0x01, HFI_SMP_METHOD_GET, 0x501, HFI_SMP_ATTR_NODE_INFO, 0);
+	assert_int_equal(send_mad(env, fd, agent, env->mad, 256, (uint16_t)env->lid, 0, 0, 300, 0),
+			 0);
+	assert_int_equal(recv_mad(env, fd, &len, WAIT_MS), (int)agent);
+	assert_int_equal(umad_status(env->buf), 0);
+	assert_int_equal(len, 256);
+	assert_int_equal(r[3], HFI_SMP_METHOD_GET_RESP);
+	assert_int_equal(r[64], 0x80);		/* IB NodeInfo BaseVersion: OPA */
+	assert_int_equal(be64_at(r + 64 + 12), GUID);	/* NodeGUID */
+	assert_int_equal(be16toh(umad_get_mad_addr(env->buf)->lid), env->lid);
+
+	/* OPA format on 0x8001: the SMA's local check drops it; on 0xffff answered */
+	agent = reg2(fd, 0x01, 0x80, 0, 0);
+	memset(env->mad, 0, 256);
+	mad_hdr(env->mad, 0x80, 0x01, 0x80, HFI_SMP_METHOD_GET, 0x502, HFI_SMP_ATTR_NODE_INFO, 0);
+	assert_int_equal(send_mad(env, fd, agent, env->mad, 128, (uint16_t)env->lid, 0, 0, 300, 0),
+			 0);
+	assert_int_equal(recv_mad(env, fd, &len, WAIT_MS), (int)agent);
+	assert_int_equal(umad_status(env->buf), ETIMEDOUT);
+	mad_hdr(env->mad, 0x80, 0x01, 0x80, HFI_SMP_METHOD_GET, 0x503, HFI_SMP_ATTR_NODE_INFO, 0);
+	assert_int_equal(send_mad(env, fd, agent, env->mad, 128, (uint16_t)env->lid, 0, 2, 300, 0),
+			 0);
+	assert_int_equal(recv_mad(env, fd, &len, WAIT_MS), (int)agent);
+	assert_int_equal(umad_status(env->buf), 0);
+	assert_int_equal(r[3], HFI_SMP_METHOD_GET_RESP);
+	assert_int_equal(be64_at(r + 32 + 16), GUID);
 	assert_int_equal(umad_close_port(fd), 0);
 }
 
@@ -832,30 +961,6 @@ test_verbs(void **state)
 
 /* ---- IsSM through the issm file ---- */
 
-static uint32_t
-capmask(void)
-{
-	struct umad_shim_port port;
-	uint32_t c;
-
-	assert_int_equal(umad_get_port(NULL, 0, &port), 0);
-	c = be32toh(port.capmask);
-	umad_release_port(&port);
-	return c;
-}
-
-static bool
-wait_is_sm(bool want)
-{
-	int i;
-
-	for (i = 0; i < WAIT_MS / 10; i++) {
-		if (((capmask() & UMAD_SHIM_CAP_IS_SM) != 0) == want)
-			return true;
-		usleep(10000);
-	}
-	return false;
-}
 
 static void
 test_issm(void **state)
@@ -941,6 +1046,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_register, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_local_dr_smp, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_remote_smp, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_loopback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_routing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timeout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_enospc, setup, teardown),

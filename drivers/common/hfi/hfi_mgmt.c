@@ -17,6 +17,7 @@
 #include "hfi_mgmt.h"
 #include "hfi_pio.h"
 #include "hfi_rcv.h"
+#include "hfi_smp.h"
 
 #define MGMT_EGR_SIZE		4096	/* smallest eager buffer: one MAD packet fits */
 #define MGMT_DEFAULT_SLOTS	64
@@ -29,16 +30,6 @@
 #define MGMT_DATA_VLS		8
 #define MGMT_FULL_PKEY		0xffff
 #define MGMT_LIM_PKEY		0x7fff
-#define MGMT_CLASS_SUBN_LID	0x01
-#define MGMT_CLASS_SUBN_DR	0x81
-#define MGMT_METHOD_GET		0x01
-#define MGMT_METHOD_SET		0x02
-#define MGMT_METHOD_TRAP	0x05
-#define MGMT_METHOD_REPORT	0x06
-#define MGMT_METHOD_TRAP_REPRESS 0x07
-#define MGMT_METHOD_GET_RESP	0x81
-#define MGMT_METHOD_REPORT_RESP	0x86
-#define MGMT_STATUS_UNSUP_METHOD 0x08
 
 struct hfi_mgmt {
 	struct hfi_dev *dev;
@@ -216,38 +207,6 @@ pkey_index(const struct hfi_mgmt *m, uint16_t pkey)
 }
 
 /*
- * opa_smp_check(): an SMP from another node comes on SC15 with a
- * management P_Key, in an SMP class; requests and trap represses need the
- * full one; a trap is an SM's; another method with the full P_Key gets
- * "unsupported method" from the SMA. 0 to take it, -EINVAL to drop.
- */
-static int
-smp_check(uint8_t *mad, unsigned int sc, uint16_t pkey)
-{
-	uint8_t mclass = mad[1], method = mad[3];
-
-	if (sc != HFI_9B_SC_VL15 || (pkey & 0x7fff) != 0x7fff)
-		return -EINVAL;
-	if (mclass != MGMT_CLASS_SUBN_LID && mclass != MGMT_CLASS_SUBN_DR)
-		return -EINVAL;
-	switch (method) {
-	case MGMT_METHOD_GET_RESP:
-	case MGMT_METHOD_REPORT_RESP:
-		return 0;
-	case MGMT_METHOD_GET:
-	case MGMT_METHOD_SET:
-	case MGMT_METHOD_REPORT:
-	case MGMT_METHOD_TRAP_REPRESS:
-		return pkey == MGMT_FULL_PKEY ? 0 : -EINVAL;
-	default:
-		if (method == MGMT_METHOD_TRAP || pkey != MGMT_FULL_PKEY)
-			return -EINVAL;
-		mad[5] |= MGMT_STATUS_UNSUP_METHOD;	/* status, big-endian, bytes 4..5 */
-		return 0;
-	}
-}
-
-/*
  * hfi1_ud_rcv() for QP0 and QP1: a UD SEND_ONLY (a GRH is not taken); the
  * permissive LID only on directed-route SMPs; QP1 never on SC15, with the
  * GSI Q_Key; the P_Key in the table.
@@ -268,8 +227,11 @@ mgmt_parse(struct hfi_mgmt *m, uint32_t len, struct hfi_mad_addr *from, void *bu
 	mad = m->pkt + off;
 	permissive = u.dlid == HFI_9B_LID_PERMISSIVE || u.slid == HFI_9B_LID_PERMISSIVE;
 	if (m->qp == HFI_MGMT_SMI) {
-		if (smp_check(mad, u.sc, u.pkey) != 0 ||
-		    (permissive && mad[1] != MGMT_CLASS_SUBN_DR))
+		int rc = hfi_smp_rcv_check(mad, u.sc == HFI_9B_SC_VL15, u.pkey, false);
+
+		if (rc != 0)
+			return rc == -EACCES ? rc : -EINVAL;
+		if (permissive && mad[1] != HFI_SMP_CLASS_DR)
 			return -EINVAL;
 	} else if (permissive || u.qkey != HFI_GSI_QKEY || u.sc == HFI_9B_SC_VL15) {
 		return -EINVAL;
@@ -320,7 +282,10 @@ hfi_mgmt_recv_pkey(struct hfi_mgmt *m, struct hfi_mad_addr *from, void *buf, siz
 			m->st.rx++;
 			return 0;
 		}
-		m->st.rx_bad++;
+		if (rc == -EACCES)
+			m->st.rx_pkey++;
+		else
+			m->st.rx_bad++;
 	}
 }
 

@@ -54,6 +54,8 @@ struct hfi_mgmt_stats {
 	uint64_t tx;		/* MADs sent */
 	uint64_t rx_bad;	/* packets that are no MAD for this QP (not 9B UD, wrong
 				 * QP, SC or length, RHF errors): dropped */
+	uint64_t rx_pkey;	/* SMPs dropped for their P_Key or class (hfi1's
+				 * PortRcvConstraintErrors) */
 	uint64_t rx_ctxt_restarts;	/* the chip stopped the receive context */
 	uint64_t tx_busy;	/* sends refused for lack of PIO credits */
 	uint64_t tx_restarts;	/* the send context halted and was restarted */

@@ -499,6 +499,40 @@ hfi_smp_dr_reply(struct hfi_smp *smp, uint8_t port)
 }
 
 int
+hfi_smp_rcv_check(uint8_t *mad, bool sc15, uint16_t pkey, bool port_is_sm)
+{
+	uint8_t mclass = mad[1], method = mad[3];
+	uint16_t status;
+
+	if (!sc15)
+		return -EPROTO;
+	if ((pkey & HFI_SMP_PKEY_LOW15) != HFI_SMP_PKEY_LOW15 ||
+	    (mclass != HFI_SMP_CLASS_LR && mclass != HFI_SMP_CLASS_DR))
+		return -EACCES;
+	switch (method) {
+	case HFI_SMP_METHOD_GET_RESP:
+	case HFI_SMP_METHOD_REPORT_RESP:
+		return 0;
+	case HFI_SMP_METHOD_GET:
+	case HFI_SMP_METHOD_SET:
+	case HFI_SMP_METHOD_REPORT:
+	case HFI_SMP_METHOD_TRAP_REPRESS:
+		return pkey == HFI_SMP_FULL_MGMT_PKEY ? 0 : -EACCES;
+	default:
+		if (port_is_sm)
+			return 0;
+		if (method == HFI_SMP_METHOD_TRAP)
+			return -EPROTO;
+		if (pkey != HFI_SMP_FULL_MGMT_PKEY)
+			return -EACCES;
+		status = (uint16_t)(mad[4] << 8 | mad[5]) | HFI_SMP_STATUS_UNSUP_METHOD;
+		mad[4] = (uint8_t)(status >> 8);
+		mad[5] = (uint8_t)status;
+		return 0;
+	}
+}
+
+int
 hfi_smp_dr_leave(struct hfi_smp *smp, uint8_t port)
 {
 	struct hfi_smp_dr *r = &smp->route;

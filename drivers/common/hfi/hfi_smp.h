@@ -56,6 +56,8 @@
 #define HFI_SMP_BASE_VERSION_OPA	0x80
 #define HFI_SMP_CLASS_LR		0x01	/* IB_MGMT_CLASS_SUBN_LID_ROUTED */
 #define HFI_SMP_CLASS_DR		0x81	/* IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE */
+#define HFI_SMP_FULL_MGMT_PKEY		0xffff
+#define HFI_SMP_PKEY_LOW15		0x7fff	/* both management P_Keys */
 #define HFI_SMP_CLASS_VERSION_IB	0x01
 #define HFI_SMP_CLASS_VERSION_OPA	0x80	/* OPA_SM_CLASS_VERSION */
 
@@ -659,6 +661,18 @@ int hfi_smp_dr_reply(struct hfi_smp *smp, uint8_t port);
  * or -EPROTO (drop).
  */
 int hfi_smp_dr_leave(struct hfi_smp *smp, uint8_t port);
+
+/*
+ * hfi1's opa_smp_check() for an SMP that came from another node (a packet
+ * to QP0; a node's SMPs to itself are looped back without it): SC15 with a
+ * management P_Key, an SMP class; Get, Set, Report and TrapRepress only on
+ * the full management P_Key; responses on either; a trap only at a port
+ * running an SM; any other method on the full P_Key is answered
+ * "unsupported method" (the status is set in the MAD). Returns 0 to take
+ * it, -EACCES for a P_Key the SMP may not come on (hfi1 counts it in
+ * PortRcvConstraintErrors), -EPROTO for anything else dropped.
+ */
+int hfi_smp_rcv_check(uint8_t *mad, bool sc15, uint16_t pkey, bool port_is_sm);
 
 /* Where a switch sends a directed-route SMP (hfi_smp_dr_switch()). */
 enum hfi_smp_dr_where {

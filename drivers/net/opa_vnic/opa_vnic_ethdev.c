@@ -578,11 +578,12 @@ opa_vnic_priv_dump(struct rte_eth_dev *dev, FILE *f)
 	if (cs.mgmt)
 		fprintf(f, "  SMA: port state %u, LID 0x%x, %" PRIu64 " SMPs, %" PRIu64
 			" answers, %" PRIu64 " M_Key drops, %" PRIu64 " traps sent; SMI %" PRIu64
-			"/%" PRIu64 " rx/tx (%" PRIu64 " bad); GSI %" PRIu64 "/%" PRIu64
-			" rx/tx (%" PRIu64 " bad); %" PRIu64 " SMP send errors\n",
+			"/%" PRIu64 " rx/tx (%" PRIu64 " bad, %" PRIu64 " refused for their P_Key); GSI %"
+			PRIu64 "/%" PRIu64 " rx/tx (%" PRIu64 " bad); %" PRIu64 " SMP send errors\n",
 			cs.sma.port_state, cs.sma.lid, cs.sma.sma.rx, cs.sma.sma.replies,
 			cs.sma.sma.mkey_drop, cs.sma.sma.traps_sent, cs.sma.smi.rx, cs.sma.smi.tx,
-			cs.sma.smi.rx_bad, cs.sma.gsi.rx, cs.sma.gsi.tx, cs.sma.gsi.rx_bad,
+			cs.sma.smi.rx_bad, cs.sma.smi.rx_pkey, cs.sma.gsi.rx, cs.sma.gsi.tx,
+			cs.sma.gsi.rx_bad,
 			cs.sma.smp_send_errors);
 	else
 		fprintf(f, "  management: a kernel IB stack (mgmt=umad)\n");

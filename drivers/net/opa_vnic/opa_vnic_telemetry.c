@@ -109,16 +109,7 @@ hfi_info_add(struct opa_vnic_hfi *hfi, void *arg)
 		rte_tel_data_add_dict_uint(h, "gsi_rx", cs.sma.gsi.rx);
 		rte_tel_data_add_dict_uint(h, "gsi_tx", cs.sma.gsi.tx);
 		rte_tel_data_add_dict_uint(h, "mgmt_rx_bad", cs.sma.smi.rx_bad + cs.sma.gsi.rx_bad);
-	}
-	rte_tel_data_add_dict_string(h, "mgmt", cs.mgmt ? "chip" : "umad");
-	if (cs.mgmt) {
-		rte_tel_data_add_dict_int(h, "port_state", cs.sma.port_state);
-		rte_tel_data_add_dict_uint(h, "sma_lid", cs.sma.lid);
-		rte_tel_data_add_dict_uint(h, "smps", cs.sma.sma.rx);
-		rte_tel_data_add_dict_uint(h, "smp_answers", cs.sma.sma.replies);
-		rte_tel_data_add_dict_uint(h, "gsi_rx", cs.sma.gsi.rx);
-		rte_tel_data_add_dict_uint(h, "gsi_tx", cs.sma.gsi.tx);
-		rte_tel_data_add_dict_uint(h, "mgmt_rx_bad", cs.sma.smi.rx_bad + cs.sma.gsi.rx_bad);
+		rte_tel_data_add_dict_uint(h, "mgmt_rx_pkey", cs.sma.smi.rx_pkey + cs.sma.gsi.rx_pkey);
 	}
 	ports = hfi_ports(hfi);
 	pthread_mutex_unlock(&hfi->lock);

@@ -227,6 +227,13 @@ void hfi_dev_sma_link_info(struct hfi_dev *dev, const struct hfi_sma_config *cfg
 
 /* The GUID the fabric gave a software HFI's port (node and port GUID). */
 uint64_t hfi_dev_port_guid(struct hfi_dev *dev);
+/*
+ * A node that has a GUID of its own (a umad tool's port given --guid): the
+ * fabric's record of the port takes it, so that the switch reports it as
+ * the neighbour's GUID, as the link's neighbour exchange would. -EINVAL for
+ * 0 or a device of no software fabric.
+ */
+int hfi_dev_set_port_guid(struct hfi_dev *dev, uint64_t guid);
 
 /* Remove ports whose process died; returns how many. */
 int hfi_fabric_reap(struct hfi_fabric *fab);

@@ -1710,6 +1710,16 @@ hfi_dev_port_guid(struct hfi_dev *dev)
 }
 
 int
+hfi_dev_set_port_guid(struct hfi_dev *dev, uint64_t guid)
+{
+	if (!hfi_sw_is(dev) || guid == 0)
+		return hfi_set_error(-EINVAL, "set port GUID: %s", guid == 0 ?
+				     "GUID 0" : "not a software HFI");
+	sw_of(dev)->port->guid = guid;
+	return 0;
+}
+
+int
 hfi_dev_neighbor(struct hfi_dev *dev, struct hfi_fabric_neighbor *n)
 {
 	struct hfi_sw *sw;
