@@ -17,6 +17,7 @@
 # mount namespace): installs opa-fm, opa-basic-tools and infiniband-diags
 # when missing, and fails when it cannot.
 set -u
+PROBE=$1	# test-umad-probe: a umad program that keeps its port
 VNIC_BUILD=$BUILD_ROOT
 # shellcheck source=app/test-vnic/scripts/testpmd_vnic.sh
 . "$(dirname "$0")/testpmd_vnic.sh"
@@ -39,7 +40,7 @@ cleanup() {
 		tail -n 40 "$tmp/fm.log" 2>/dev/null
 		rm -rf "$BUILD_ROOT/meson-logs/fm-sweep"
 		mkdir -p "$BUILD_ROOT/meson-logs/fm-sweep"
-		cp "$tmp"/*.log "$tmp"/*.out "$BUILD_ROOT/meson-logs/fm-sweep/" 2>/dev/null
+		cp "$tmp"/*.log "$tmp"/*.out "$tmp"/*.trace "$BUILD_ROOT/meson-logs/fm-sweep/" 2>/dev/null
 	fi
 	rm -rf "$tmp"
 }
@@ -113,7 +114,7 @@ done
 # ---- the SM ----
 mkdir -p /var/lib/opa-fm
 sm_start() {
-	unshare -m sh -c "mount -t tmpfs none /var/lib/opa-fm && exec '$TEST_VNIC' umad-run \
+	unshare -m sh -c "mount -t tmpfs none /var/lib/opa-fm && exec '$TEST_VNIC' umad-run --trace=$tmp/sm.trace \
 		--fabric $fab --desc 'fm-test sm' -- $SM -e sm_0 -X $tmp/sm.xml" \
 		>>"$tmp/sm.out" 2>&1 &
 	pids+=($!)
@@ -185,6 +186,38 @@ expect "$tmp/ni" "BaseVersion: 128 SmaVersion: 128 VendorID: 0x1175 DeviceId: 0x
 # management at index 2 (the switch allows management)
 "${S[@]}" opasmaquery -o pkey -l "$lid0" >"$tmp/pk" 2>&1
 expect "$tmp/pk" "0- +7: +0x8001 +0x7fff +0xffff +0x0000"
+
+# ---- infiniband-diags' smpquery (libibmad: every SMP on P_Key index 0) ----
+# Under opa-fm index 0 holds 0x8001 (above): an SMP to another node on it is
+# dropped by that node's hfi1 (opa_smp_check(), counted as a receive
+# constraint error); one to the querying port's own LID is looped back by
+# hfi1 (ud_loopback()) and answered, BaseVersion 128.
+tel_hfi() {
+	python3 - "/var/run/dpdk/fm$$-$1/dpdk_telemetry.v2" "/opa_vnic/hfi,$2" "$3" <<'PY'
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.connect(sys.argv[1])
+s.recv(1024 * 16)
+s.send(sys.argv[2].encode())
+print(json.loads(s.recv(1024 * 64).decode())["/opa_vnic/hfi"][sys.argv[3]])
+PY
+}
+guid_q=0x00117501000000f1
+"$TEST_VNIC" umad-run --wait-active=30 --fabric "$fab" --guid $guid_q -- sh -c \
+	'lid=$(opainfo 2>/dev/null | sed -n "s/.*LID: \(0x[0-9a-f]*\)-.*/\1/p"); echo "own LID $lid";
+	 smpquery nodeinfo $((lid))' >"$tmp/smpq" 2>&1
+expect "$tmp/smpq" "^# Node info: Lid [1-9]"
+expect "$tmp/smpq" "^BaseVers:\.*128$"
+expect "$tmp/smpq" "^NodeType:\.*Channel Adapter"
+expect "$tmp/smpq" "^PortGuid:\.*$guid_q$"
+refused=$(tel_hfi 0 sw0 mgmt_rx_pkey) || bad "telemetry of testpmd 0: $refused"
+"${S[@]}" smpquery -t 200 nodeinfo $((lid0)) >"$tmp/smpq0" 2>&1 &&
+	{ cat "$tmp/smpq0"; bad "smpquery to the PMD port on P_Key 0x8001 was answered"; }
+refused2=$(tel_hfi 0 sw0 mgmt_rx_pkey)
+[ "$refused2" -gt "$refused" ] 2>/dev/null ||
+	bad "the PMD's SMA did not count the refused SMP (mgmt_rx_pkey $refused -> $refused2)"
+echo "smpquery: own LID answered (BaseVersion 128); a PMD port refused P_Key 0x8001" \
+	"($refused -> $refused2 refused SMPs)"
 
 # ---- the SA: every node ----
 "${S[@]}" opasaquery -o node >"$tmp/sa" 2>&1
@@ -310,6 +343,27 @@ forward 0 1
 log_errors "$from"
 grep -qi "quarantin" "$tmp/fm.log" && bad "a node was quarantined"
 echo "sw0's link down and up: Active again, forwarding"
+
+# ---- more nodes than one SA segment holds: the EM reads the whole table ----
+# 12 more management ports (umad probes keeping their port), filling the
+# switch's 16 ports: 17 NodeRecords, more than a 2048-byte RMPP segment
+# carries (16); the EM acknowledges each segment and reads them all.
+for i in $(seq 12); do
+	"$TEST_VNIC" umad-run --fabric "$fab" --desc "fm-test extra$i" -- "$PROBE" --stay 120 \
+		>/dev/null 2>&1 &
+	pids+=($!)
+done
+for i in $(seq 300); do
+	grep -qs "DISCOVERY CYCLE END. 1 SWs, 16 HFIs" "$tmp/fm.log" && break
+	sleep 0.1
+done
+expect "$tmp/fm.log" "DISCOVERY CYCLE END. 1 SWs, 16 HFIs, 16 end ports"
+for i in $(seq 200); do
+	grep -qs "HFI nodes besides this one ([2-9] segments)" "$tmp/em.log" && break
+	sleep 0.1
+done
+expect "$tmp/em.log" "SA at LID $(printf '0x%x' $((sm_lid))): 15 HFI nodes besides this one \([2-9] segments\)"
+log_errors "$from"
 
 [ $fail = 0 ] && echo "fm-sweep: all checks passed"
 exit $fail

@@ -15,6 +15,22 @@
 #include "hfi_smp.h"
 #include "opa_vnic_em.h"
 #include "opa_vnic_mad_transport.h"
+#include "vema_rmpp.h"
+
+#define SA_CLASS		0x03
+#define SA_CLASS_VERSION	0x80
+#define SA_METHOD_GET_TABLE	0x12
+#define SA_METHOD_GET_TABLE_RESP 0x92
+#define SA_ATTR_NODE_RECORD	0x0011
+/* MAD 24, RMPP 12, SM_Key 8, AttributeOffset 2 (+2), ComponentMask 8 */
+#define SA_HDR_SIZE		56
+#define SA_NODE_RECORD_SIZE	120	/* RID 8, NodeInfo 44, NodeDescription 64, padding */
+#define SA_ATTR_OFFSET		44
+#define SA_NR_NODE_TYPE		(8 + 2)		/* RID (LID, reserved), NodeInfo.NodeType */
+#define SA_NR_NODE_DESC		(8 + 44)	/* after RID and the 44-byte NodeInfo */
+#define SA_RETRY_MS		1000
+#define SA_TABLE_SEGS		16	/* about 250 NodeRecords */
+#define NODE_TYPE_FI		1
 
 struct opa_vnic_em {
 	struct hfi_dev *dev;
@@ -36,28 +52,12 @@ struct opa_vnic_em {
 	bool sa_valid;
 	unsigned int sa_n;
 	struct vema_em_host_port sa_hosts[HFI_FABRIC_MAX_PORTS];
+	/* the table, put back together from its RMPP segments */
+	struct vema_rmpp_rx sa_rx;
+	uint8_t sa_table[SA_HDR_SIZE + SA_TABLE_SEGS * (VEMA_RMPP_MAD_SIZE - SA_HDR_SIZE)];
 	void (*notify)(void *ctx, enum vema_em_note note, const char *msg);
 	void *notify_ctx;
 };
-
-#define SA_CLASS		0x03
-#define SA_CLASS_VERSION	0x80
-#define SA_METHOD_GET_TABLE	0x12
-#define SA_METHOD_GET_TABLE_RESP 0x92
-#define SA_ATTR_NODE_RECORD	0x0011
-/* MAD 24, RMPP 12, SM_Key 8, AttributeOffset 2 (+2), ComponentMask 8 */
-#define SA_HDR_SIZE		56
-#define SA_NODE_RECORD_SIZE	120	/* RID 8, NodeInfo 44, NodeDescription 64, padding */
-#define SA_ATTR_OFFSET		44
-#define SA_NR_NODE_TYPE		(8 + 2)		/* RID (LID, reserved), NodeInfo.NodeType */
-#define SA_NR_NODE_DESC		(8 + 44)	/* after RID and the 44-byte NodeInfo */
-#define SA_RETRY_MS		1000
-#define RMPP_TYPE_DATA		1
-#define RMPP_TYPE_ACK		2
-#define RMPP_FLAG_ACTIVE	0x01
-#define RMPP_FLAG_FIRST		0x02
-#define RMPP_FLAG_LAST		0x04
-#define NODE_TYPE_FI		1
 
 /* ---- the SMA of the EM's port ---- */
 
@@ -231,6 +231,8 @@ em_sa_query(struct opa_vnic_em *em, uint32_t sm_lid)
 		return;
 	em->sa_sent_ms = now;
 	em->sa_tid++;
+	vema_rmpp_rx_init(&em->sa_rx, em->sa_table, sizeof(em->sa_table), SA_HDR_SIZE,
+			  em->sa_tid);
 	mad[0] = HFI_SMP_BASE_VERSION_OPA;
 	mad[1] = SA_CLASS;
 	mad[2] = SA_CLASS_VERSION;
@@ -250,8 +252,9 @@ em_note(struct opa_vnic_em *em, const char *msg)
 
 /*
  * The SA's answer: the HFI nodes other than this one, named by the last word
- * of their NodeDescription (hfi1's "<host> <device>"). A one-segment RMPP
- * answer is acknowledged, as an RMPP receiver does; a longer one is not read.
+ * of their NodeDescription (hfi1's "<host> <device>"). A table of several
+ * RMPP segments is taken segment by segment, each acknowledged, as the
+ * kernel's MAD layer would for the EM's host.
  */
 static bool
 em_sa_take(struct opa_vnic_em *em, const struct vema_mad_addr *from, uint8_t *mad,
@@ -263,47 +266,31 @@ em_sa_take(struct opa_vnic_em *em, const struct vema_mad_addr *from, uint8_t *ma
 		.qkey = HFI_GSI_QKEY,
 		.pkey_index = from->pkey_index,
 	};
+	uint8_t ack[SA_HDR_SIZE];
 	unsigned int stride, n = 0;
-	uint8_t flags = mad[26];
-	const uint8_t *rec;
+	const uint8_t *rec, *table = em->sa_table;
+	size_t ack_len;
 	char msg[96];
-	size_t end;
+	int rc;
 
 	if (len < SA_HDR_SIZE || mad[1] != SA_CLASS || mad[3] != SA_METHOD_GET_TABLE_RESP ||
 	    get_be(mad + 8, 8) != em->sa_tid)
 		return false;
-	if ((flags & RMPP_FLAG_ACTIVE) && mad[25] == RMPP_TYPE_DATA) {
-		uint8_t ack[SA_HDR_SIZE] = { 0 };
-
-		memcpy(ack, mad, 24);
-		ack[4] = ack[5] = 0;
-		ack[24] = mad[24];
-		ack[25] = RMPP_TYPE_ACK;
-		ack[26] = RMPP_FLAG_ACTIVE;
-		memcpy(ack + 28, mad + 28, 4);		/* the segment received */
-		memcpy(ack + 32, mad + 28, 4);		/* new window: nothing more */
-		hfi_mad_send(em->dev, &to, ack, sizeof(ack));
-		if ((flags & (RMPP_FLAG_FIRST | RMPP_FLAG_LAST)) !=
-		    (RMPP_FLAG_FIRST | RMPP_FLAG_LAST)) {
-			em_note(em, "SA: a NodeRecord table of several segments: not read");
-			return true;
-		}
-	}
-	if (get_be(mad + 4, 2) != 0)
+	rc = vema_rmpp_rx_take(&em->sa_rx, mad, len, ack, &ack_len);
+	if (ack_len != 0)
+		hfi_mad_send(em->dev, &to, ack, ack_len);
+	if (rc < 0) {
+		snprintf(msg, sizeof(msg), "SA: NodeRecord table not read (%s)", strerror(-rc));
+		em_note(em, msg);
 		return true;
-	stride = (unsigned int)get_be(mad + SA_ATTR_OFFSET, 2) * 8;
+	}
+	if (rc == 0 || get_be(table + 4, 2) != 0)
+		return true;
+	stride = (unsigned int)get_be(table + SA_ATTR_OFFSET, 2) * 8;
 	if (stride < SA_NR_NODE_DESC + HFI_SMP_NODE_DESC_SIZE)
 		return true;
-	end = len;
-	if (flags & RMPP_FLAG_ACTIVE) {
-		/* a lone segment's PayloadLength: the SA header (20 bytes) and the records */
-		uint32_t pl = (uint32_t)get_be(mad + 32, 4);
-
-		if (pl >= 20 && 36 + pl < end)
-			end = 36 + pl;
-	}
-	for (rec = mad + SA_HDR_SIZE; rec + stride <= mad + end && n < HFI_FABRIC_MAX_PORTS;
-	     rec += stride) {
+	for (rec = table + SA_HDR_SIZE; rec + stride <= table + em->sa_rx.len &&
+	     n < HFI_FABRIC_MAX_PORTS; rec += stride) {
 		uint32_t lid = (uint32_t)get_be(rec, 4);
 		char desc[HFI_SMP_NODE_DESC_SIZE + 1];
 		const char *name;
@@ -320,8 +307,9 @@ em_sa_take(struct opa_vnic_em *em, const struct vema_mad_addr *from, uint8_t *ma
 		n++;
 	}
 	if (!em->sa_valid || n != em->sa_n) {
-		snprintf(msg, sizeof(msg), "SA at LID 0x%x: %u HFI nodes besides this one",
-			 from->lid, n);
+		snprintf(msg, sizeof(msg), "SA at LID 0x%x: %u HFI nodes besides this one "
+			 "(%u segment%s)", from->lid, n, em->sa_rx.last_seg,
+			 em->sa_rx.last_seg == 1 ? "" : "s");
 		em_note(em, msg);
 	}
 	em->sa_n = n;
