@@ -189,7 +189,7 @@ vema_sw_backend_mac_table(struct vema_sw_backend *b, uint8_t vport, struct vema_
 			return -ENOENT;
 		*digest = vema_get_be32(d + 4);
 		for (i = 0; i < num; i++)
-			vema_decode(&vema_layout_mac_entry,
+			wire_decode(&vema_layout_mac_entry,
 				    d + VEMA_MACTBL_HDR_SIZE + i * VEMA_MAC_ENTRY_SIZE,
 				    &slots[off + i]);
 	}

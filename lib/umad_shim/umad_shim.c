@@ -150,37 +150,6 @@ static struct shim {
 
 /* ---- small helpers ---- */
 
-static uint64_t
-now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
-}
-
-static uint64_t
-get_be64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return be64toh(v);
-}
-
-static void
-put_be64(uint8_t *p, uint64_t v)
-{
-	v = htobe64(v);
-	memcpy(p, &v, sizeof(v));
-}
-
-static void
-put_be16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
 
 /* ib_response_mad() */
 static bool
@@ -269,7 +238,7 @@ trace_mad(const char *what, const uint8_t *mad, size_t len, uint32_t lid)
 			(unsigned int)(mad[16] << 8 | mad[17]),
 			(unsigned int)((uint32_t)mad[20] << 24 | (uint32_t)mad[21] << 16 |
 				       (uint32_t)mad[22] << 8 | mad[23]),
-			(unsigned long long)get_be64(mad + MAD_TID), len, lid);
+			(unsigned long long)hfi_smp_get_be(mad + MAD_TID, 8), len, lid);
 }
 
 /* ---- verbs async events ---- */
@@ -713,7 +682,7 @@ static bool
 find_agent_locked(const uint8_t *mad, struct umad_shim_file **fp, uint32_t *idp)
 {
 	uint8_t method = mad[MAD_METHOD] & (uint8_t)~METHOD_RESP;
-	uint32_t hi = (uint32_t)(get_be64(mad + MAD_TID) >> 32);
+	uint32_t hi = (uint32_t)(hfi_smp_get_be(mad + MAD_TID, 8) >> 32);
 	struct umad_shim_file *f;
 	unsigned int i;
 
@@ -941,9 +910,9 @@ umad_shim_send_locked(struct umad_shim_file *f, const struct umad_shim_user_mad 
 	s->to.pkey_index = umad->addr.pkey_index;
 	/* requests carry the agent's hi_tid, by which their responses come back */
 	if (!is_response(s->mad))
-		put_be64(s->mad + MAD_TID, (uint64_t)f->agents[id].hi_tid << 32 |
-			 (get_be64(s->mad + MAD_TID) & 0xffffffffu));
-	s->tid = get_be64(s->mad + MAD_TID);
+		hfi_smp_put_be(s->mad + MAD_TID, (uint64_t)f->agents[id].hi_tid << 32 |
+			       (hfi_smp_get_be(s->mad + MAD_TID, 8) & 0xffffffffu), 8);
+	s->tid = hfi_smp_get_be(s->mad + MAD_TID, 8);
 	/* is_duplicate(): a second request with a TID in flight is refused */
 	for (o = shim.sends; o != NULL; o = o->next)
 		if (o->file == f && o->tid == s->tid && o->mgmt_class == s->mgmt_class &&
@@ -970,7 +939,7 @@ umad_shim_send_locked(struct umad_shim_file *f, const struct umad_shim_user_mad 
 	}
 	/* waits for its response; on the list before it leaves, so a quick answer finds it */
 	s->retries_left = umad->retries;
-	s->deadline = now_ms() + umad->timeout_ms;
+	s->deadline = hfi_mono_ms() + umad->timeout_ms;
 	s->next = shim.sends;
 	shim.sends = s;
 	wake_dispatcher();
@@ -1003,7 +972,7 @@ unmatched_locked(const uint8_t *mad, size_t len, const struct hfi_mad_addr *from
 	shim.out[MAD_METHOD] = METHOD_GET_RESP;
 	if (mad[MAD_CLASS] == HFI_SMP_CLASS_DR)
 		status |= HFI_SMP_STATUS_DIRECTION;
-	put_be16(shim.out + MAD_STATUS, status);
+	hfi_smp_put_be(shim.out + MAD_STATUS, status, 2);
 	xmit_locked(shim.out, len, &to);
 }
 
@@ -1015,7 +984,7 @@ find_send_locked(const struct umad_shim_file *f, uint32_t id, const uint8_t *mad
 	struct shim_send *s;
 
 	for (s = shim.sends; s != NULL; s = s->next)
-		if (s->file == f && s->agent == id && s->tid == get_be64(mad + MAD_TID) &&
+		if (s->file == f && s->agent == id && s->tid == hfi_smp_get_be(mad + MAD_TID, 8) &&
 		    s->mgmt_class == mad[MAD_CLASS] &&
 		    (s->mgmt_class == HFI_SMP_CLASS_DR || s->to.lid == SHIM_PERMISSIVE ||
 		     (s->to.lid & 0xffff) == (from->lid & 0xffff)))
@@ -1239,7 +1208,7 @@ dispatcher(void *arg)
 			pthread_mutex_unlock(&shim.lock);
 			break;
 		}
-		now = now_ms();
+		now = hfi_mono_ms();
 		next = expire_locked(now);
 		issm_events_locked();
 		n = 0;
@@ -1447,19 +1416,19 @@ wait_active_locked(void)
 	if (!shim.sm_managed || parse_u64(UMAD_SHIM_ENV_WAIT_ACTIVE, 86400, &secs) < 0 ||
 	    secs == 0)
 		return;
-	deadline = now_ms() + secs * 1000;
+	deadline = hfi_mono_ms() + secs * 1000;
 	for (;;) {
 		hfi_sma_port_view(shim.sma, &v);
 		hfi_sma_stats_get(shim.sma, &st);
 		if (st.rx != last_rx) {
 			last_rx = st.rx;
-			quiet_since = now_ms();
+			quiet_since = hfi_mono_ms();
 		}
-		if (v.port_state == HFI_SMP_PORT_ACTIVE && now_ms() - quiet_since >= WAIT_QUIET_MS) {
+		if (v.port_state == HFI_SMP_PORT_ACTIVE && hfi_mono_ms() - quiet_since >= WAIT_QUIET_MS) {
 			umad_shim_trace("port Active: LID 0x%x, SM LID 0x%x", v.lid, v.sm_lid);
 			return;
 		}
-		if (now_ms() >= deadline) {
+		if (hfi_mono_ms() >= deadline) {
 			fprintf(stderr, "opa-umad-shim: the port is not Active after %llu s "
 				"(state %u): is an SM running?\n", (unsigned long long)secs,
 				v.port_state);

@@ -249,7 +249,7 @@ send_trap(struct vema_agent *a, uint8_t idx, struct vema_vport *vp, uint8_t opco
 	notice.trap.opaportnum = a->conf.port_num;
 	notice.trap.veswportindex = idx;
 	notice.trap.opcode = opcode;
-	vema_encode(&vema_layout_notice, &notice, DATA(mad));
+	wire_encode(&vema_layout_notice, &notice, DATA(mad));
 
 	to.lid = a->cpi.trap_lid;
 	to.qpn = VEMA_GSI_QPN;
@@ -469,7 +469,7 @@ get_class_port_info(struct vema_agent *a, struct vema_req *rq)
 	cpi.class_version = VEMA_CLASS_VERSION;
 	cpi.cap_mask = 0x01 | (255 << 8);	/* generates traps; 255 vports */
 	cpi.cap_mask2_resp_time = 18;		/* 4.096 us * 2^18 = ~1.07 s */
-	vema_encode(&vema_layout_class_port_info, &cpi, DATA(rq->out));
+	wire_encode(&vema_layout_class_port_info, &cpi, DATA(rq->out));
 	return VEMA_STATUS_OK;
 }
 
@@ -504,19 +504,19 @@ get_mac_entries(struct vema_agent *a, struct vema_req *rq)
 
 	if (vp == NULL)
 		return VEMA_STATUS_INVALID;
-	vema_decode(&vema_layout_mactbl_hdr, DATA(rq->in), &h);
+	wire_decode(&vema_layout_mactbl_hdr, DATA(rq->in), &h);
 	if (!mac_window_ok(&h))
 		return VEMA_STATUS_INVALID;
 	if (vp->mac_tbl != NULL) {
 		for (i = 0; i < h.num_entries; i++)
-			vema_encode(&vema_layout_mac_entry, &vp->mac_tbl[h.offset + i],
+			wire_encode(&vema_layout_mac_entry, &vp->mac_tbl[h.offset + i],
 				    DATA(rq->out) + VEMA_MACTBL_HDR_SIZE +
 				    i * VEMA_MAC_ENTRY_SIZE);
 		h.mac_tbl_digest = vp->info.vport.mac_tbl_digest;
 	} else {
 		h.mac_tbl_digest = 0;
 	}
-	vema_encode(&vema_layout_mactbl_hdr, &h, DATA(rq->out));
+	wire_encode(&vema_layout_mactbl_hdr, &h, DATA(rq->out));
 	return VEMA_STATUS_OK;
 }
 
@@ -540,7 +540,7 @@ update_mac_table(struct vema_agent *a, struct vema_req *rq, struct vema_vport *v
 	for (i = 0; i < h->num_entries; i++) {
 		struct vema_mac_entry *e = &a->scratch[h->offset + i];
 
-		vema_decode(&vema_layout_mac_entry, DATA(rq->in) + VEMA_MACTBL_HDR_SIZE +
+		wire_decode(&vema_layout_mac_entry, DATA(rq->in) + VEMA_MACTBL_HDR_SIZE +
 			    i * VEMA_MAC_ENTRY_SIZE, e);
 		if (mac_is_zero(e->mac_addr))	/* an all-zero MAC empties the slot */
 			memset(e, 0, sizeof(*e));
@@ -569,7 +569,7 @@ set_mac_entries(struct vema_agent *a, struct vema_req *rq)
 
 	if (vp == NULL)
 		return VEMA_STATUS_INVALID;
-	vema_decode(&vema_layout_mactbl_hdr, DATA(rq->in), &h);
+	wire_decode(&vema_layout_mactbl_hdr, DATA(rq->in), &h);
 	if (!mac_window_ok(&h))
 		status = VEMA_STATUS_UNSUPPORTED;	/* the Get below turns it into 0x001C */
 	else if (rq->len < VEMA_MAD_HDR_SIZE + VEMA_MACTBL_HDR_SIZE +
@@ -646,7 +646,7 @@ get_iface_macs(struct vema_agent *a, struct vema_req *rq)
 
 	if (vp == NULL)
 		return VEMA_STATUS_INVALID;
-	vema_decode(&vema_layout_iface_macs_hdr, DATA(rq->in), &h);
+	wire_decode(&vema_layout_iface_macs_hdr, DATA(rq->in), &h);
 	memset(&pg, 0, sizeof(pg));
 	pg.entries = DATA(rq->out) + VEMA_IFACE_HDR_SIZE;
 	pg.start = h.start_idx;
@@ -662,7 +662,7 @@ get_iface_macs(struct vema_agent *a, struct vema_req *rq)
 	}
 	h.num_macs_in_msg = (uint16_t)pg.count;
 	h.tot_macs_in_lst = (uint16_t)total;
-	vema_encode(&vema_layout_iface_macs_hdr, &h, DATA(rq->out));
+	wire_encode(&vema_layout_iface_macs_hdr, &h, DATA(rq->out));
 	return VEMA_STATUS_OK;
 }
 
@@ -723,7 +723,7 @@ get_summary_counters(struct vema_agent *a, struct vema_req *rq)
 	s.rx_bytes = c.rx_bytes;
 	grp_to_wire(&c.tx_grp, &s.tx_unicast);
 	grp_to_wire(&c.rx_grp, &s.rx_unicast);
-	vema_encode(&vema_layout_summary_counters, &s, DATA(rq->out));
+	wire_encode(&vema_layout_summary_counters, &s, DATA(rq->out));
 	return VEMA_STATUS_OK;
 }
 
@@ -750,7 +750,7 @@ get_error_counters(struct vema_agent *a, struct vema_req *rq)
 	e.rx_oversize = c.rx_oversize;
 	e.rx_drop_state = c.rx_drop_state;
 	e.rx_logic = c.rx_fifo_errors;
-	vema_encode(&vema_layout_error_counters, &e, DATA(rq->out));
+	wire_encode(&vema_layout_error_counters, &e, DATA(rq->out));
 	return VEMA_STATUS_OK;
 }
 
@@ -759,7 +759,7 @@ set_class_port_info(struct vema_agent *a, struct vema_req *rq)
 {
 	if (rq->len < VEMA_MAD_HDR_SIZE + VEMA_CPI_SIZE)
 		return VEMA_STATUS_INVALID;
-	vema_decode(&vema_layout_class_port_info, DATA(rq->in), &a->cpi);
+	wire_decode(&vema_layout_class_port_info, DATA(rq->in), &a->cpi);
 	return get_class_port_info(a, rq);
 }
 

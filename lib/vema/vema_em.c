@@ -778,7 +778,7 @@ send_cpi_set(struct vema_em *em, struct em_port *pt)
 	c.trap_hl_qp = (c.trap_hl_qp & 0xff000000u) | VEMA_GSI_QPN;
 	c.trap_qkey = VEMA_GSI_QKEY;
 	c.trap_pkey = 0xffff;
-	vema_encode(&vema_layout_class_port_info, &c, req_data(pt));
+	wire_encode(&vema_layout_class_port_info, &c, req_data(pt));
 	em->st.cpi_sets++;
 	req_send(em, pt);
 }
@@ -884,7 +884,7 @@ send_mac_window(struct vema_em *em, struct em_port *pt, struct em_member *m)
 	vema_put_be16(d + 2, (uint16_t)num);
 	vema_put_be32(d + 4, last ? m->want_digest : VEMA_EM_DIGEST_BUSY);
 	for (i = 0; i < num; i++)
-		vema_encode(&vema_layout_mac_entry, &m->want[off + i],
+		wire_encode(&vema_layout_mac_entry, &m->want[off + i],
 			    d + VEMA_MACTBL_HDR_SIZE + i * VEMA_MAC_ENTRY_SIZE);
 	em->st.mac_sets++;
 	req_send(em, pt);
@@ -1070,7 +1070,7 @@ handle_page(struct vema_em *em, struct em_port *pt, struct em_member *m, enum op
 	struct vema_iface_macs_hdr h;
 	unsigned int i;
 
-	vema_decode(&vema_layout_iface_macs_hdr, d, &h);
+	wire_decode(&vema_layout_iface_macs_hdr, d, &h);
 	em->st.list_pages++;
 	if (h.num_macs_in_msg > VEMA_IFACE_MACS_MAX || h.start_idx != m->page.n) {
 		em->st.bad_responses++;
@@ -1123,7 +1123,7 @@ handle_mac_set(struct vema_em *em, struct em_member *m, const uint8_t *d, uint16
 	unsigned int off, num;
 	bool last;
 
-	vema_decode(&vema_layout_mactbl_hdr, d, &h);
+	wire_decode(&vema_layout_mactbl_hdr, d, &h);
 	if (status != VEMA_STATUS_OK) {
 		m->pushing = false;
 		m->shadow_valid = false;
@@ -1211,14 +1211,14 @@ handle_response(struct vema_em *em, struct em_port *pt, const uint8_t *mad)
 	case OP_CPI_GET:
 		if (status != VEMA_STATUS_OK)
 			break;
-		vema_decode(&vema_layout_class_port_info, d, &pt->cpi);
+		wire_decode(&vema_layout_class_port_info, d, &pt->cpi);
 		if (pt->cpi.trap_lid != em->p.em_lid ||
 		    (pt->cpi.trap_sl_rsvd >> 3) != em->cfg.trap_sl)
 			pt->need_cpi_set = true;
 		break;
 	case OP_CPI_SET:
 		if (status == VEMA_STATUS_OK)
-			vema_decode(&vema_layout_class_port_info, d, &pt->cpi);
+			wire_decode(&vema_layout_class_port_info, d, &pt->cpi);
 		if (status != VEMA_STATUS_OK || pt->cpi.trap_lid != em->p.em_lid)
 			note(em, VEMA_EM_NOTE_STATE, "port 0x%x: ClassPortInfo Set not taken "
 			     "(status 0x%04x): its traps will not reach the EM", pt->lid, status);
@@ -1350,7 +1350,7 @@ handle_trap(struct vema_em *em, const struct vema_mad_addr *from, const uint8_t 
 		em->st.traps_unknown++;
 		return;
 	}
-	vema_decode(&vema_layout_notice, mad + VEMA_MAD_HDR_SIZE, &n);
+	wire_decode(&vema_layout_notice, mad + VEMA_MAD_HDR_SIZE, &n);
 	pt = find_port(em, from->lid);
 	if (pt != NULL && pt->absent)
 		port_revive(em, pt);

@@ -12,11 +12,11 @@
 
 /* FIELD(struct, member, wire offset, kind, element count) */
 #define FIELD(st, m, off, kind, cnt) \
-	{ #m, (off), (cnt), (uint16_t)offsetof(struct st, m), VEMA_FIELD_##kind }
+	{ #m, (off), (cnt), (uint16_t)offsetof(struct st, m), WIRE_##kind }
 #define LAYOUT(nm, sz, tbl) \
 	{ .name = (nm), .size = (sz), .n_fields = ARRAY_LEN(tbl), .fields = (tbl) }
 
-static const struct vema_field mad_hdr_fields[] = {
+static const struct wire_field mad_hdr_fields[] = {
 	FIELD(vema_mad_hdr, base_version, 0, U8, 1),
 	FIELD(vema_mad_hdr, mgmt_class, 1, U8, 1),
 	FIELD(vema_mad_hdr, class_version, 2, U8, 1),
@@ -36,9 +36,9 @@ static const struct vema_field mad_hdr_fields[] = {
 	FIELD(vema_mad_hdr, resv36, 36, U8, 1),
 	FIELD(vema_mad_hdr, oui, 37, BYTES, 3),
 };
-const struct vema_layout vema_layout_mad_hdr = LAYOUT("MAD", VEMA_MAD_HDR_SIZE, mad_hdr_fields);
+const struct wire_layout vema_layout_mad_hdr = LAYOUT("MAD", VEMA_MAD_HDR_SIZE, mad_hdr_fields);
 
-static const struct vema_field cpi_fields[] = {
+static const struct wire_field cpi_fields[] = {
 	FIELD(vema_class_port_info, base_version, 0, U8, 1),
 	FIELD(vema_class_port_info, class_version, 1, U8, 1),
 	FIELD(vema_class_port_info, cap_mask, 2, U16, 1),
@@ -58,10 +58,10 @@ static const struct vema_field cpi_fields[] = {
 	FIELD(vema_class_port_info, trap_sl_rsvd, 76, U8, 1),
 	FIELD(vema_class_port_info, rsvd, 77, BYTES, 3),
 };
-const struct vema_layout vema_layout_class_port_info =
+const struct wire_layout vema_layout_class_port_info =
 	LAYOUT("ClassPortInfo", VEMA_CPI_SIZE, cpi_fields);
 
-static const struct vema_field vesw_fields[] = {
+static const struct wire_field vesw_fields[] = {
 	FIELD(vema_vesw_info, fabric_id, 0, U16, 1),
 	FIELD(vema_vesw_info, vesw_id, 2, U16, 1),
 	FIELD(vema_vesw_info, rsvd0, 4, BYTES, 6),
@@ -76,10 +76,10 @@ static const struct vema_field vesw_fields[] = {
 	FIELD(vema_vesw_info, eth_mtu, 148, U16, 1),
 	FIELD(vema_vesw_info, rsvd4, 150, BYTES, 2),
 };
-const struct vema_layout vema_layout_vesw_info =
+const struct wire_layout vema_layout_vesw_info =
 	LAYOUT("vesw", VEMA_VESW_INFO_SIZE, vesw_fields);
 
-static const struct vema_field vport_fields[] = {
+static const struct wire_field vport_fields[] = {
 	FIELD(vema_vport_info, port_num, 0, U32, 1),
 	FIELD(vema_vport_info, eth_link_status, 4, U8, 1),
 	FIELD(vema_vport_info, rsvd0, 5, BYTES, 3),
@@ -104,36 +104,36 @@ static const struct vema_field vport_fields[] = {
 	FIELD(vema_vport_info, mc_macs_gen_count, 118, U16, 1),
 	FIELD(vema_vport_info, rsvd3, 120, BYTES, 8),
 };
-const struct vema_layout vema_layout_vport_info =
+const struct wire_layout vema_layout_vport_info =
 	LAYOUT("vport", VEMA_VPORT_INFO_SIZE, vport_fields);
 
-static const struct vema_field mactbl_hdr_fields[] = {
+static const struct wire_field mactbl_hdr_fields[] = {
 	FIELD(vema_mactbl_hdr, offset, 0, U16, 1),
 	FIELD(vema_mactbl_hdr, num_entries, 2, U16, 1),
 	FIELD(vema_mactbl_hdr, mac_tbl_digest, 4, U32, 1),
 };
-const struct vema_layout vema_layout_mactbl_hdr =
+const struct wire_layout vema_layout_mactbl_hdr =
 	LAYOUT("VeswPortMacEntries", VEMA_MACTBL_HDR_SIZE, mactbl_hdr_fields);
 
-static const struct vema_field mac_entry_fields[] = {
+static const struct wire_field mac_entry_fields[] = {
 	FIELD(vema_mac_entry, mac_addr, 0, BYTES, 6),
 	FIELD(vema_mac_entry, mac_addr_mask, 6, BYTES, 6),
 	FIELD(vema_mac_entry, dlid_sd, 12, U32, 1),
 };
-const struct vema_layout vema_layout_mac_entry =
+const struct wire_layout vema_layout_mac_entry =
 	LAYOUT("entry", VEMA_MAC_ENTRY_SIZE, mac_entry_fields);
 
-static const struct vema_field iface_hdr_fields[] = {
+static const struct wire_field iface_hdr_fields[] = {
 	FIELD(vema_iface_macs_hdr, start_idx, 0, U16, 1),
 	FIELD(vema_iface_macs_hdr, num_macs_in_msg, 2, U16, 1),
 	FIELD(vema_iface_macs_hdr, tot_macs_in_lst, 4, U16, 1),
 	FIELD(vema_iface_macs_hdr, gen_count, 6, U16, 1),
 };
-const struct vema_layout vema_layout_iface_macs_hdr =
+const struct wire_layout vema_layout_iface_macs_hdr =
 	LAYOUT("IfaceMacs", VEMA_IFACE_HDR_SIZE, iface_hdr_fields);
 
 #define SUMMARY(m, off) FIELD(vema_summary_counters, m, off, U64, 1)
-static const struct vema_field summary_fields[] = {
+static const struct wire_field summary_fields[] = {
 	FIELD(vema_summary_counters, vp_instance, 0, U16, 1),
 	FIELD(vema_summary_counters, vesw_id, 2, U16, 1),
 	FIELD(vema_summary_counters, veswport_num, 4, U32, 1),
@@ -154,11 +154,11 @@ static const struct vema_field summary_fields[] = {
 	SUMMARY(rx_1519_max, 224),
 	FIELD(vema_summary_counters, reserved, 232, U64, 16),
 };
-const struct vema_layout vema_layout_summary_counters =
+const struct wire_layout vema_layout_summary_counters =
 	LAYOUT("VeswPortSummaryCounters", VEMA_SUMMARY_SIZE, summary_fields);
 
 #define ERRC(m, off) FIELD(vema_error_counters, m, off, U64, 1)
-static const struct vema_field error_fields[] = {
+static const struct wire_field error_fields[] = {
 	FIELD(vema_error_counters, vp_instance, 0, U16, 1),
 	FIELD(vema_error_counters, vesw_id, 2, U16, 1),
 	FIELD(vema_error_counters, veswport_num, 4, U32, 1),
@@ -171,10 +171,10 @@ static const struct vema_field error_fields[] = {
 	ERRC(rx_drop_state, 152), ERRC(rx_logic, 160), ERRC(rsvd8, 168),
 	FIELD(vema_error_counters, rsvd9, 176, U64, 16),
 };
-const struct vema_layout vema_layout_error_counters =
+const struct wire_layout vema_layout_error_counters =
 	LAYOUT("VeswPortErrorCounters", VEMA_ERROR_SIZE, error_fields);
 
-static const struct vema_field notice_fields[] = {
+static const struct wire_field notice_fields[] = {
 	FIELD(vema_notice, gen_type, 0, U8, 1),
 	FIELD(vema_notice, oui, 1, BYTES, 3),
 	FIELD(vema_notice, trap_num, 4, U16, 1),
@@ -191,136 +191,21 @@ static const struct vema_field notice_fields[] = {
 	FIELD(vema_notice, trap.rsvd, 44, BYTES, 4),
 	FIELD(vema_notice, raw_rest, 48, BYTES, 48),
 };
-const struct vema_layout vema_layout_notice = LAYOUT("Notice", VEMA_NOTICE_SIZE, notice_fields);
+const struct wire_layout vema_layout_notice = LAYOUT("Notice", VEMA_NOTICE_SIZE, notice_fields);
 
-unsigned int
-vema_field_elem_size(const struct vema_field *f)
-{
-	static const uint8_t sizes[] = {
-		[VEMA_FIELD_U8] = 1, [VEMA_FIELD_U16] = 2, [VEMA_FIELD_U32] = 4,
-		[VEMA_FIELD_U64] = 8, [VEMA_FIELD_BYTES] = 1,
-	};
-
-	return sizes[f->kind];
-}
-
-unsigned int
-vema_field_size(const struct vema_field *f)
-{
-	return vema_field_elem_size(f) * f->count;
-}
-
-/* Host scalars are accessed through memcpy: host structs need no particular alignment. */
-static void
-encode_field(const struct vema_field *f, const uint8_t *host, uint8_t *wire)
-{
-	unsigned int i, esz = vema_field_elem_size(f);
-	uint16_t v16;
-	uint32_t v32;
-	uint64_t v64;
-
-	if (f->kind == VEMA_FIELD_BYTES || f->kind == VEMA_FIELD_U8) {
-		memcpy(wire + f->wire_off, host + f->host_off, f->count);
-		return;
-	}
-	for (i = 0; i < f->count; i++) {
-		const uint8_t *h = host + f->host_off + i * esz;
-		uint8_t *w = wire + f->wire_off + i * esz;
-
-		switch (f->kind) {
-		case VEMA_FIELD_U16:
-			memcpy(&v16, h, 2);
-			vema_put_be16(w, v16);
-			break;
-		case VEMA_FIELD_U32:
-			memcpy(&v32, h, 4);
-			vema_put_be32(w, v32);
-			break;
-		default:
-			memcpy(&v64, h, 8);
-			vema_put_be64(w, v64);
-			break;
-		}
-	}
-}
-
-static void
-decode_field(const struct vema_field *f, const uint8_t *wire, uint8_t *host)
-{
-	unsigned int i, esz = vema_field_elem_size(f);
-	uint16_t v16;
-	uint32_t v32;
-	uint64_t v64;
-
-	if (f->kind == VEMA_FIELD_BYTES || f->kind == VEMA_FIELD_U8) {
-		memcpy(host + f->host_off, wire + f->wire_off, f->count);
-		return;
-	}
-	for (i = 0; i < f->count; i++) {
-		uint8_t *h = host + f->host_off + i * esz;
-		const uint8_t *w = wire + f->wire_off + i * esz;
-
-		switch (f->kind) {
-		case VEMA_FIELD_U16:
-			v16 = vema_get_be16(w);
-			memcpy(h, &v16, 2);
-			break;
-		case VEMA_FIELD_U32:
-			v32 = vema_get_be32(w);
-			memcpy(h, &v32, 4);
-			break;
-		default:
-			v64 = vema_get_be64(w);
-			memcpy(h, &v64, 8);
-			break;
-		}
-	}
-}
-
-void
-vema_encode(const struct vema_layout *layout, const void *host, uint8_t *wire)
-{
-	unsigned int i;
-
-	for (i = 0; i < layout->n_fields; i++)
-		encode_field(&layout->fields[i], host, wire);
-}
-
-void
-vema_decode(const struct vema_layout *layout, const uint8_t *wire, void *host)
-{
-	unsigned int i;
-
-	for (i = 0; i < layout->n_fields; i++)
-		decode_field(&layout->fields[i], wire, host);
-}
-
-const struct vema_field *
-vema_layout_field_at(const struct vema_layout *layout, unsigned int off)
-{
-	unsigned int i;
-
-	for (i = 0; i < layout->n_fields; i++) {
-		const struct vema_field *f = &layout->fields[i];
-
-		if (off >= f->wire_off && off < f->wire_off + vema_field_size(f))
-			return f;
-	}
-	return NULL;
-}
 
 void
 vema_veswport_info_encode(const struct vema_veswport_info *info, uint8_t *wire)
 {
-	vema_encode(&vema_layout_vesw_info, &info->vesw, wire);
-	vema_encode(&vema_layout_vport_info, &info->vport, wire + VEMA_VESW_INFO_SIZE);
+	wire_encode(&vema_layout_vesw_info, &info->vesw, wire);
+	wire_encode(&vema_layout_vport_info, &info->vport, wire + VEMA_VESW_INFO_SIZE);
 }
 
 void
 vema_veswport_info_decode(const uint8_t *wire, struct vema_veswport_info *info)
 {
-	vema_decode(&vema_layout_vesw_info, wire, &info->vesw);
-	vema_decode(&vema_layout_vport_info, wire + VEMA_VESW_INFO_SIZE, &info->vport);
+	wire_decode(&vema_layout_vesw_info, wire, &info->vesw);
+	wire_decode(&vema_layout_vport_info, wire + VEMA_VESW_INFO_SIZE, &info->vport);
 }
 
 void
@@ -372,12 +257,12 @@ vema_method_name(uint8_t method)
 /* Fill 'ref' with field 'f' of a layout at MAD offset 'base' (for arrays of numbers: the element
  * holding byte 'off'). */
 static void
-ref_field(struct vema_field_ref *ref, const char *prefix, const struct vema_field *f,
+ref_field(struct vema_field_ref *ref, const char *prefix, const struct wire_field *f,
 	  unsigned int base, unsigned int off)
 {
-	unsigned int esz = vema_field_elem_size(f);
+	unsigned int esz = wire_field_elem_size(f);
 
-	if (f->kind != VEMA_FIELD_BYTES && f->count > 1) {
+	if (f->kind != WIRE_BYTES && f->count > 1) {
 		unsigned int elem = (off - base - f->wire_off) / esz;
 
 		snprintf(ref->name, sizeof(ref->name), "%s%s[%u]", prefix, f->name, elem);
@@ -386,20 +271,20 @@ ref_field(struct vema_field_ref *ref, const char *prefix, const struct vema_fiel
 	} else {
 		snprintf(ref->name, sizeof(ref->name), "%s%s", prefix, f->name);
 		ref->off = (uint16_t)(base + f->wire_off);
-		ref->len = (uint16_t)vema_field_size(f);
+		ref->len = (uint16_t)wire_field_size(f);
 	}
-	ref->integer = f->kind != VEMA_FIELD_BYTES;
+	ref->integer = f->kind != WIRE_BYTES;
 }
 
 static bool
-ref_in_layout(struct vema_field_ref *ref, const char *prefix, const struct vema_layout *l,
+ref_in_layout(struct vema_field_ref *ref, const char *prefix, const struct wire_layout *l,
 	      unsigned int base, unsigned int off)
 {
-	const struct vema_field *f;
+	const struct wire_field *f;
 
 	if (off < base || off >= base + l->size)
 		return false;
-	f = vema_layout_field_at(l, off - base);
+	f = wire_layout_field_at(l, off - base);
 	if (f == NULL)
 		return false;
 	ref_field(ref, prefix, f, base, off);

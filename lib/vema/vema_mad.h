@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "wire_codec.h"
+
 /* ---- MAD framing (spec §4.1, §4.2) ---- */
 #define VEMA_MAD_SIZE		2048	/* every VEMA MAD and every response */
 #define VEMA_MAD_HDR_SIZE	40	/* common 24 + RMPP 12 + reserved 1 + OUI 3 */
@@ -292,55 +294,18 @@ struct vema_notice {
 	uint8_t raw_rest[48];			/* raw_data[16..63] */
 };
 
-/* ---- Layout tables ---- */
+/* ---- Layout tables (lib/wire's codec: wire_encode(), wire_decode()) ---- */
 
-enum vema_field_kind {
-	VEMA_FIELD_U8,
-	VEMA_FIELD_U16,
-	VEMA_FIELD_U32,
-	VEMA_FIELD_U64,
-	VEMA_FIELD_BYTES,	/* opaque bytes (MACs, GIDs, reserved) */
-};
-
-/* One field: 'count' elements of one kind ('count' bytes for VEMA_FIELD_BYTES). */
-struct vema_field {
-	const char *name;
-	uint16_t wire_off;	/* offset in the attribute */
-	uint16_t count;
-	uint16_t host_off;	/* offsetof() in the host struct */
-	uint8_t kind;
-};
-
-struct vema_layout {
-	const char *name;
-	uint16_t size;		/* bytes on the wire */
-	uint16_t n_fields;
-	const struct vema_field *fields;
-};
-
-extern const struct vema_layout vema_layout_mad_hdr;
-extern const struct vema_layout vema_layout_class_port_info;
-extern const struct vema_layout vema_layout_vesw_info;
-extern const struct vema_layout vema_layout_vport_info;
-extern const struct vema_layout vema_layout_mactbl_hdr;
-extern const struct vema_layout vema_layout_mac_entry;
-extern const struct vema_layout vema_layout_iface_macs_hdr;
-extern const struct vema_layout vema_layout_summary_counters;
-extern const struct vema_layout vema_layout_error_counters;
-extern const struct vema_layout vema_layout_notice;
-
-/* Bytes on the wire of one element of a field. */
-unsigned int vema_field_elem_size(const struct vema_field *f);
-/* Bytes on the wire of the whole field. */
-unsigned int vema_field_size(const struct vema_field *f);
-
-/* Host struct -> big-endian wire bytes (layout->size bytes written). */
-void vema_encode(const struct vema_layout *layout, const void *host, uint8_t *wire);
-/* Big-endian wire bytes -> host struct (every field written). */
-void vema_decode(const struct vema_layout *layout, const uint8_t *wire, void *host);
-/* The field covering byte 'off' of the attribute, or NULL (off outside it). */
-const struct vema_field *vema_layout_field_at(const struct vema_layout *layout,
-					      unsigned int off);
+extern const struct wire_layout vema_layout_mad_hdr;
+extern const struct wire_layout vema_layout_class_port_info;
+extern const struct wire_layout vema_layout_vesw_info;
+extern const struct wire_layout vema_layout_vport_info;
+extern const struct wire_layout vema_layout_mactbl_hdr;
+extern const struct wire_layout vema_layout_mac_entry;
+extern const struct wire_layout vema_layout_iface_macs_hdr;
+extern const struct wire_layout vema_layout_summary_counters;
+extern const struct wire_layout vema_layout_error_counters;
+extern const struct wire_layout vema_layout_notice;
 
 /*
  * Write the 40-byte header of a VEMA MAD: base and class version 0x80, class

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "vema_mad.h"
 #include "vema_rmpp.h"
 
 #define RMPP_VERSION_OFF	24
@@ -23,27 +24,6 @@
 #define MAD_METHOD_OFF		3
 #define MAD_STATUS_OFF		4
 #define METHOD_RESP		0x80
-
-static uint32_t
-be32_at(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static uint64_t
-be64_at(const uint8_t *p)
-{
-	return (uint64_t)be32_at(p) << 32 | be32_at(p + 4);
-}
-
-static void
-put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
 
 void
 vema_rmpp_rx_init(struct vema_rmpp_rx *rx, uint8_t *buf, size_t cap, size_t data_off,
@@ -67,8 +47,8 @@ format_ack(const struct vema_rmpp_rx *rx, const uint8_t *mad, uint32_t newwin, u
 	ack[RMPP_TYPE_OFF] = RMPP_TYPE_ACK;
 	ack[RMPP_FLAGS_OFF] = (uint8_t)((mad[RMPP_FLAGS_OFF] & 0xf8) | RMPP_FLAG_ACTIVE);
 	ack[RMPP_TYPE_OFF + 2] = 0;	/* RMPP status */
-	put_be32(ack + RMPP_SEG_OFF, rx->last_seg);
-	put_be32(ack + RMPP_PAYLEN_OFF, newwin);
+	vema_put_be32(ack + RMPP_SEG_OFF, rx->last_seg);
+	vema_put_be32(ack + RMPP_PAYLEN_OFF, newwin);
 	*ack_len = rx->data_off;
 }
 
@@ -82,7 +62,7 @@ vema_rmpp_rx_take(struct vema_rmpp_rx *rx, const uint8_t *mad, size_t len, uint8
 
 	*ack_len = 0;
 	if (rx->done || len < rx->data_off || len > VEMA_RMPP_MAD_SIZE ||
-	    rx->data_off < VEMA_RMPP_HDR_END || be64_at(mad + MAD_TID_OFF) != rx->tid)
+	    rx->data_off < VEMA_RMPP_HDR_END || vema_get_be64(mad + MAD_TID_OFF) != rx->tid)
 		return 0;
 	flags = mad[RMPP_FLAGS_OFF] & 0x07;
 	type = mad[RMPP_TYPE_OFF];
@@ -98,7 +78,7 @@ vema_rmpp_rx_take(struct vema_rmpp_rx *rx, const uint8_t *mad, size_t len, uint8
 		return -EPROTO;
 	if (type != RMPP_TYPE_DATA)
 		return 0;
-	seg = be32_at(mad + RMPP_SEG_OFF);
+	seg = vema_get_be32(mad + RMPP_SEG_OFF);
 	if (seg != 0 && seg <= rx->last_seg) {
 		/* a segment again: the ACK for it was lost */
 		format_ack(rx, mad, rx->last_seg + VEMA_RMPP_WINDOW, ack, ack_len);
@@ -109,7 +89,7 @@ vema_rmpp_rx_take(struct vema_rmpp_rx *rx, const uint8_t *mad, size_t len, uint8
 	data = len - rx->data_off;
 	if (flags & RMPP_FLAG_LAST) {
 		/* PayloadLength of the last segment: the class header and its data */
-		uint32_t pl = be32_at(mad + RMPP_PAYLEN_OFF);
+		uint32_t pl = vema_get_be32(mad + RMPP_PAYLEN_OFF);
 		size_t cls = rx->data_off - VEMA_RMPP_HDR_END;
 
 		if (pl < cls || pl - cls > data)

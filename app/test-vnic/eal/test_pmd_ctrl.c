@@ -339,14 +339,14 @@ check_counters(struct mgmt *m, uint32_t lid, uint8_t idx, uint16_t port, uint16_
 
 	assert_int_equal(mgmt_mad(m, lid, VEMA_METHOD_GET, VEMA_ATTR_SUMMARY_COUNTERS, idx, NULL,
 				  0, d), VEMA_STATUS_OK);
-	vema_decode(&vema_layout_summary_counters, d, &s);
+	wire_decode(&vema_layout_summary_counters, d, &s);
 	assert_int_equal(s.vp_instance, idx);
 	assert_int_equal(s.vesw_id, vesw_id);
 	assert_int_equal(s.veswport_num, 1);	/* the OPA port, as the kernel reports */
 	compare(port, "VeswPortSummaryCounters", &s, summary_map, RTE_DIM(summary_map));
 	assert_int_equal(mgmt_mad(m, lid, VEMA_METHOD_GET, VEMA_ATTR_ERROR_COUNTERS, idx, NULL, 0,
 				  d), VEMA_STATUS_OK);
-	vema_decode(&vema_layout_error_counters, d, e);
+	wire_decode(&vema_layout_error_counters, d, e);
 	assert_int_equal(e->vp_instance, idx);
 	compare(port, "VeswPortErrorCounters", e, error_map, RTE_DIM(error_map));
 }

@@ -154,7 +154,7 @@ static const struct spec_field spec_trap144[] = {
 };
 
 struct layout_case {
-	const struct hfi_smp_layout *layout;
+	const struct wire_layout *layout;
 	const struct spec_field *spec;
 	unsigned int n;
 	unsigned int size;	/* from the headers */
@@ -191,8 +191,8 @@ static const struct layout_case cases[] = {
 	  sizeof(struct hfi_smp_trap_cap_change), true },
 };
 
-static const struct hfi_smp_field *
-find_field(const struct hfi_smp_layout *l, const char *name)
+static const struct wire_field *
+find_field(const struct wire_layout *l, const char *name)
 {
 	unsigned int i;
 
@@ -214,16 +214,16 @@ test_offsets_match_headers(void **state)
 		assert_int_equal(lc->layout->size, lc->size);
 		assert_int_equal(lc->layout->n_fields, lc->n);
 		for (i = 0; i < lc->n; i++) {
-			const struct hfi_smp_field *f = find_field(lc->layout, lc->spec[i].name);
+			const struct wire_field *f = find_field(lc->layout, lc->spec[i].name);
 
 			if (f == NULL)
 				fail_msg("%s: no field %s", lc->layout->name, lc->spec[i].name);
-			if (f->wire_off != lc->spec[i].off || hfi_smp_field_size(f) != lc->spec[i].size)
+			if (f->wire_off != lc->spec[i].off || wire_field_size(f) != lc->spec[i].size)
 				fail_msg("%s.%s at %u+%u, headers say %u+%u", lc->layout->name,
-					 f->name, f->wire_off, hfi_smp_field_size(f),
+					 f->name, f->wire_off, wire_field_size(f),
 					 lc->spec[i].off, lc->spec[i].size);
 			/* the host struct holds the field */
-			assert_true(f->host_off + hfi_smp_field_size(f) <= lc->host_size);
+			assert_true(f->host_off + wire_field_size(f) <= lc->host_size);
 		}
 	}
 	/* the data area of each format */
@@ -239,14 +239,14 @@ test_fields_tile(void **state)
 
 	(void)state;
 	for (c = 0; c < N(cases); c++) {
-		const struct hfi_smp_layout *l = cases[c].layout;
+		const struct wire_layout *l = cases[c].layout;
 
 		if (!cases[c].tiles)
 			continue;
 		next = 0;
 		for (i = 0; i < l->n_fields; i++) {
 			assert_int_equal(l->fields[i].wire_off, next);
-			next += hfi_smp_field_size(&l->fields[i]);
+			next += wire_field_size(&l->fields[i]);
 		}
 		assert_int_equal(next, l->size);
 	}
@@ -262,19 +262,19 @@ test_round_trip(void **state)
 	(void)state;
 	srand(7);
 	for (c = 0; c < N(cases); c++) {
-		const struct hfi_smp_layout *l = cases[c].layout;
+		const struct wire_layout *l = cases[c].layout;
 
 		assert_true(l->size <= sizeof(wire) && cases[c].host_size <= sizeof(host));
 		for (i = 0; i < l->size; i++)
 			wire[i] = (uint8_t)rand();
 		memset(back, 0, sizeof(back));
-		hfi_smp_decode(l, wire, host);
-		hfi_smp_encode(l, host, back);
+		wire_decode(l, wire, host);
+		wire_encode(l, host, back);
 		for (i = 0; i < l->n_fields; i++) {
-			const struct hfi_smp_field *f = &l->fields[i];
+			const struct wire_field *f = &l->fields[i];
 
 			assert_memory_equal(wire + f->wire_off, back + f->wire_off,
-					    hfi_smp_field_size(f));
+					    wire_field_size(f));
 		}
 	}
 }
@@ -293,7 +293,7 @@ test_byte_order(void **state)
 	pi.opa_cap_mask = 0x2008;
 	pi.port_states.portphysstate_portstate = 0x54;
 	pi.neigh_mtu[7] = 0x04;
-	hfi_smp_encode(&hfi_smp_layout_port_info, &pi, w);
+	wire_encode(&hfi_smp_layout_port_info, &pi, w);
 	assert_memory_equal(w, "\x00\x12\x34\x56", 4);
 	assert_memory_equal(w + 112, "\x01\x02\x03\x04\x05\x06\x07\x08", 8);
 	assert_memory_equal(w + 222, "\x20\x08", 2);
@@ -304,7 +304,7 @@ test_byte_order(void **state)
 	bc.overall_shared_limit = 0x0102;
 	bc.vl[15].dedicated = 0x0110;
 	bc.vl[15].shared = 0x0304;
-	hfi_smp_encode(&hfi_smp_layout_buffer_control, &bc, w);
+	wire_encode(&hfi_smp_layout_buffer_control, &bc, w);
 	assert_memory_equal(w + 2, "\x01\x02", 2);
 	assert_memory_equal(w + 4 + 15 * 4, "\x01\x10\x03\x04", 4);
 

@@ -216,7 +216,7 @@ test_node_and_switch_info(void **state)
 	assert_int_equal(info.nports, NPORTS);
 	assert_false(info.programmed);
 	assert_int_equal(sw_query(env, HFI_SMP_METHOD_GET, HFI_SMP_ATTR_NODE_INFO, 0, NULL, 0), 0);
-	hfi_smp_decode(&hfi_smp_layout_node_info, answer(env), &ni);
+	wire_decode(&hfi_smp_layout_node_info, answer(env), &ni);
 	assert_int_equal(ni.node_type, HFI_SMP_NODE_TYPE_SWITCH);
 	assert_int_equal(ni.num_ports, NPORTS);
 	assert_int_equal(ni.base_version, 0x80);
@@ -229,7 +229,7 @@ test_node_and_switch_info(void **state)
 	/* SwitchInfo: what opa-fm checks (LinearFDBCap above its MaximumLID 0xbfff) and sets */
 	assert_int_equal(sw_query(env, HFI_SMP_METHOD_GET, HFI_SMP_ATTR_SWITCH_INFO, 0, NULL, 0),
 			 0);
-	hfi_smp_decode(&hfi_smp_layout_switch_info, answer(env), &si);
+	wire_decode(&hfi_smp_layout_switch_info, answer(env), &si);
 	assert_true(si.linear_fdb_cap >= 0xc000);
 	assert_int_equal(si.routing_mode_supported, HFI_SMP_ROUTE_LINEAR);
 	assert_int_equal(si.enhanced_port0, HFI_SMP_SI_ENHANCED_PORT0);
@@ -237,16 +237,16 @@ test_node_and_switch_info(void **state)
 	si.linear_fdb_top = 0x20;
 	si.multicast_fdb_top = 0xf0000010;	/* an STL LID: 0xf00010 on the wire */
 	si.lifetime_psc = 10 << HFI_SMP_SI_LIFETIME_SHIFT | HFI_SMP_SI_PORT_STATE_CHANGE;
-	hfi_smp_encode(&hfi_smp_layout_switch_info, &si, env->buf);
+	wire_encode(&hfi_smp_layout_switch_info, &si, env->buf);
 	assert_int_equal(sw_query(env, HFI_SMP_METHOD_SET, HFI_SMP_ATTR_SWITCH_INFO, 0, env->buf,
 				  HFI_SMP_SWITCH_INFO_SIZE), 0);
-	hfi_smp_decode(&hfi_smp_layout_switch_info, answer(env), &si);
+	wire_decode(&hfi_smp_layout_switch_info, answer(env), &si);
 	assert_int_equal(si.linear_fdb_top, 0x20);
 	assert_int_equal(si.multicast_fdb_top, 0xf0000010);
 	assert_int_equal(si.lifetime_psc, 10 << HFI_SMP_SI_LIFETIME_SHIFT);	/* cleared */
 	/* A top beyond the cap is refused */
 	si.linear_fdb_top = 0xc000;
-	hfi_smp_encode(&hfi_smp_layout_switch_info, &si, env->buf);
+	wire_encode(&hfi_smp_layout_switch_info, &si, env->buf);
 	assert_int_equal(sw_query(env, HFI_SMP_METHOD_SET, HFI_SMP_ATTR_SWITCH_INFO, 0,
 				  env->buf, HFI_SMP_SWITCH_INFO_SIZE),
 			 HFI_SMP_STATUS_INVALID_FIELD);
@@ -270,7 +270,7 @@ test_port_info(void **state)
 
 	/* An external port: the HFI behind it */
 	assert_int_equal(sw_query(env, HFI_SMP_METHOD_GET, HFI_SMP_ATTR_PORT_INFO, am, NULL, 0), 0);
-	hfi_smp_decode(&hfi_smp_layout_port_info, answer(env), &pi);
+	wire_decode(&hfi_smp_layout_port_info, answer(env), &pi);
 	assert_int_equal(pi.local_port_num, h0);
 	assert_true(pi.neigh_node_guid == hfi_dev_port_guid(env->host[0]));
 	assert_int_equal(pi.neigh_port_num, 1);
@@ -284,16 +284,16 @@ test_port_info(void **state)
 	/* Port 0 (enhanced): the switch's LID the SM sets */
 	am = 1u << 24 | 0x200;
 	assert_int_equal(sw_query(env, HFI_SMP_METHOD_GET, HFI_SMP_ATTR_PORT_INFO, am, NULL, 0), 0);
-	hfi_smp_decode(&hfi_smp_layout_port_info, answer(env), &pi);
+	wire_decode(&hfi_smp_layout_port_info, answer(env), &pi);
 	assert_int_equal(pi.local_port_num, 0);
 	assert_int_equal(pi.neigh_node_guid, 0);
 	pi.lid = 1;
 	pi.sm_lid = 2;
 	pi.port_states.portphysstate_portstate = HFI_SMP_PORT_ARMED;	/* Init -> Armed */
-	hfi_smp_encode(&hfi_smp_layout_port_info, &pi, env->buf);
+	wire_encode(&hfi_smp_layout_port_info, &pi, env->buf);
 	assert_int_equal(sw_query(env, HFI_SMP_METHOD_SET, HFI_SMP_ATTR_PORT_INFO, am,
 				  env->buf, HFI_SMP_PORT_INFO_SIZE), 0);
-	hfi_smp_decode(&hfi_smp_layout_port_info, answer(env), &pi);
+	wire_decode(&hfi_smp_layout_port_info, answer(env), &pi);
 	assert_int_equal(pi.lid, 1);
 	assert_int_equal(pi.sm_lid, 2);
 	assert_int_equal(pi.port_states.portphysstate_portstate & 0xf, HFI_SMP_PORT_ARMED);
@@ -301,7 +301,7 @@ test_port_info(void **state)
 	assert_int_equal(info.lid, 1);
 	/* A multicast LID for port 0 is refused; so is a port beyond the switch */
 	pi.lid = 0xf00001;
-	hfi_smp_encode(&hfi_smp_layout_port_info, &pi, env->buf);
+	wire_encode(&hfi_smp_layout_port_info, &pi, env->buf);
 	assert_int_equal(sw_query(env, HFI_SMP_METHOD_SET, HFI_SMP_ATTR_PORT_INFO, am, env->buf,
 				  HFI_SMP_PORT_INFO_SIZE), HFI_SMP_STATUS_INVALID_FIELD);
 	assert_int_equal(sw_query(env, HFI_SMP_METHOD_GET, HFI_SMP_ATTR_PORT_INFO,
@@ -322,7 +322,7 @@ test_port_states(void **state)
 				  (NPORTS + 1) << 24, NULL, 0), 0);
 	assert_int_equal(env->got_len, HFI_SMP_DR_HDR_SIZE + 8 * (NPORTS + 1));
 	for (p = 0; p <= NPORTS; p++) {
-		hfi_smp_decode(&hfi_smp_layout_port_state_info, answer(env) + 8 * p, &psi[p]);
+		wire_decode(&hfi_smp_layout_port_state_info, answer(env) + 8 * p, &psi[p]);
 		ls = psi[p].port_states.portphysstate_portstate & 0xf;
 		/* port 0, the SM's and the hosts' ports are up; the others Down */
 		assert_int_equal(ls, p <= NHOST + 1 ? HFI_SMP_PORT_INIT : HFI_SMP_PORT_DOWN);
@@ -406,12 +406,12 @@ test_tables(void **state)
 	/* Aggregate as opa-fm's discovery sends it: NodeDescription, PortInfo, SwitchInfo */
 	memset(env->buf, 0, sizeof(env->buf));
 	ag = (struct hfi_smp_agg_hdr){ .attr_id = HFI_SMP_ATTR_NODE_DESC, .err_reqlength = 8 };
-	hfi_smp_encode(&hfi_smp_layout_agg_hdr, &ag, env->buf);
+	wire_encode(&hfi_smp_layout_agg_hdr, &ag, env->buf);
 	ag = (struct hfi_smp_agg_hdr){ .attr_id = HFI_SMP_ATTR_PORT_INFO, .err_reqlength = 31,
 				       .attr_mod = 1u << 24 | 0x200 | h0 };
-	hfi_smp_encode(&hfi_smp_layout_agg_hdr, &ag, env->buf + 72);
+	wire_encode(&hfi_smp_layout_agg_hdr, &ag, env->buf + 72);
 	ag = (struct hfi_smp_agg_hdr){ .attr_id = HFI_SMP_ATTR_SWITCH_INFO, .err_reqlength = 11 };
-	hfi_smp_encode(&hfi_smp_layout_agg_hdr, &ag, env->buf + 72 + 256);
+	wire_encode(&hfi_smp_layout_agg_hdr, &ag, env->buf + 72 + 256);
 	assert_int_equal(sw_query(env, HFI_SMP_METHOD_GET, HFI_SMP_ATTR_AGGREGATE, 3,
 				  env->buf, 72 + 256 + 96), 0);
 	assert_string_equal((const char *)answer(env) + 8, "swt switch");
@@ -456,7 +456,7 @@ test_dr_through_switch(void **state)
 	assert_int_equal(smp.hdr.method, HFI_SMP_METHOD_GET_RESP);
 	assert_int_equal(smp.hdr.status, HFI_SMP_STATUS_DIRECTION);
 	assert_int_equal(smp.hdr.hop_ptr, 0);
-	hfi_smp_decode(&hfi_smp_layout_node_info, env->got + HFI_SMP_DR_HDR_SIZE, &ni);
+	wire_decode(&hfi_smp_layout_node_info, env->got + HFI_SMP_DR_HDR_SIZE, &ni);
 	assert_int_equal(ni.node_type, HFI_SMP_NODE_TYPE_CA);
 	assert_true(ni.node_guid == hfi_dev_port_guid(env->host[1]));
 	/* A path out of a port with nothing behind it: the switch drops it, counted */

@@ -615,7 +615,7 @@ test_sequence_and_fields(void **state)
 		req[39] = 0x6a;
 		assert_int_equal(vema_agent_handle_mad(F.h[2].b.agent, &self, req, sizeof(req),
 						       resp, &to), VEMA_MAD_SIZE);
-		vema_decode(&vema_layout_class_port_info, resp + VEMA_MAD_HDR_SIZE, &cpi);
+		wire_decode(&vema_layout_class_port_info, resp + VEMA_MAD_HDR_SIZE, &cpi);
 		assert_int_equal(cpi.trap_lid, EM_LID);
 		assert_int_equal(cpi.trap_sl_rsvd >> 3, 5);
 	}

@@ -120,7 +120,7 @@ static const struct spec_field spec_notice[] = {
 };
 
 struct layout_case {
-	const struct vema_layout *layout;
+	const struct wire_layout *layout;
 	const struct spec_field *spec;
 	unsigned int n;
 	unsigned int size;	/* spec size */
@@ -160,13 +160,13 @@ test_offsets_match_spec(void **state)
 		assert_int_equal(lc->layout->size, lc->size);
 		assert_int_equal(lc->layout->n_fields, lc->n);
 		for (i = 0; i < lc->n; i++) {
-			const struct vema_field *f = &lc->layout->fields[i];
+			const struct wire_field *f = &lc->layout->fields[i];
 
 			assert_string_equal(f->name, lc->spec[i].name);
 			assert_int_equal(f->wire_off, lc->spec[i].off);
-			assert_int_equal(vema_field_size(f), lc->spec[i].size);
+			assert_int_equal(wire_field_size(f), lc->spec[i].size);
 			/* the host member holds the whole field */
-			assert_true(f->host_off + vema_field_size(f) <= lc->host_size);
+			assert_true(f->host_off + wire_field_size(f) <= lc->host_size);
 		}
 	}
 }
@@ -179,17 +179,17 @@ test_fields_tile_attribute(void **state)
 
 	(void)state;
 	for (c = 0; c < N(cases); c++) {
-		const struct vema_layout *l = cases[c].layout;
+		const struct wire_layout *l = cases[c].layout;
 
 		off = 0;
 		for (i = 0; i < l->n_fields; i++) {
 			assert_int_equal(l->fields[i].wire_off, off);
-			off += vema_field_size(&l->fields[i]);
+			off += wire_field_size(&l->fields[i]);
 		}
 		assert_int_equal(off, l->size);
 		for (off = 0; off < l->size; off++)
-			assert_non_null(vema_layout_field_at(l, off));
-		assert_null(vema_layout_field_at(l, l->size));
+			assert_non_null(wire_layout_field_at(l, off));
+		assert_null(wire_layout_field_at(l, l->size));
 	}
 }
 
@@ -230,13 +230,13 @@ test_round_trip(void **state)
 	(void)state;
 	for (seed = 1; seed <= 20; seed++) {
 		for (c = 0; c < N(cases); c++) {
-			const struct vema_layout *l = cases[c].layout;
+			const struct wire_layout *l = cases[c].layout;
 
 			assert_true(cases[c].host_size <= sizeof(host));
 			fill_random(wire, l->size, seed * 31 + c);
 			memset(back, 0, sizeof(back));
-			vema_decode(l, wire, host);
-			vema_encode(l, host, back);
+			wire_decode(l, wire, host);
+			wire_encode(l, host, back);
 			assert_memory_equal(wire, back, l->size);
 		}
 		fill_random(wire, VEMA_VESWPORT_INFO_SIZE, seed);
@@ -284,7 +284,7 @@ test_byte_order_and_placement(void **state)
 	memset(&s, 0, sizeof(s));
 	s.rx_1519_max = 0x0102030405060708ull;
 	s.reserved[15] = 1;
-	vema_encode(&vema_layout_summary_counters, &s, sw);
+	wire_encode(&vema_layout_summary_counters, &s, sw);
 	assert_true(vema_get_be64(sw + 224) == 0x0102030405060708ull);
 	assert_int_equal(sw[359], 1);
 }

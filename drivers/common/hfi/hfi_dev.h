@@ -20,6 +20,7 @@
 #include <pthread.h>
 
 #include "hfi_regs.h"
+#include "hfi_time.h"
 
 struct hfi_dev;
 struct hfi_chip;

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "hfi_sma.h"
+#include "hfi_time.h"
 
 #define N_ELEM(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -121,12 +122,7 @@ typedef enum verdict (*attr_fn)(struct req *r, uint32_t am, uint8_t *data, uint3
 static uint64_t
 now_ms(const struct hfi_sma *sma)
 {
-	struct timespec ts;
-
-	if (sma->ops.now_ms != NULL)
-		return sma->ops.now_ms(sma->ctx);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	return sma->ops.now_ms != NULL ? sma->ops.now_ms(sma->ctx) : hfi_mono_ms();
 }
 
 static enum verdict
@@ -148,7 +144,7 @@ add_len(uint32_t *resp_len, uint32_t n)
 
 static void
 send_notice(struct hfi_sma *sma, uint8_t type, uint16_t trap_num,
-	    const struct hfi_smp_layout *detail_layout, const void *detail)
+	    const struct wire_layout *detail_layout, const void *detail)
 {
 	struct hfi_smp_notice n = { 0 };
 	struct hfi_smp_hdr h = { 0 };
@@ -169,13 +165,13 @@ send_notice(struct hfi_sma *sma, uint8_t type, uint16_t trap_num,
 		sma->trap_tid++;
 	h.tid = sma->trap_tid;
 	h.attr_id = HFI_SMP_ATTR_NOTICE;
-	hfi_smp_encode(&hfi_smp_layout_hdr, &h, mad);
+	wire_encode(&hfi_smp_layout_hdr, &h, mad);
 	n.generic_type = type;
 	n.prod_type_lsb = HFI_SMP_NOTICE_PROD_CA;
 	n.trap_num = trap_num;
 	n.issuer_lid = sma->lid;
-	hfi_smp_encode(detail_layout, detail, n.raw_data);
-	hfi_smp_encode(&hfi_smp_layout_notice, &n, mad + HFI_SMP_LR_HDR_SIZE);
+	wire_encode(detail_layout, detail, n.raw_data);
+	wire_encode(&hfi_smp_layout_notice, &n, mad + HFI_SMP_LR_HDR_SIZE);
 	if (sma->ops.send_trap(sma->ctx, sma->sm_lid, sma->sm_sl, mad, sizeof(mad)) < 0)
 		sma->stats.traps_dropped++;
 	else
@@ -488,7 +484,7 @@ get_node_desc(struct req *r, uint32_t am, uint8_t *data, uint32_t max_len, uint3
 
 /* NodeInfo in the OPA or the IB layout: false (nothing written) where hfi1 refuses. */
 static bool
-fill_node_info(const struct hfi_sma *sma, uint32_t am, const struct hfi_smp_layout *layout,
+fill_node_info(const struct hfi_sma *sma, uint32_t am, const struct wire_layout *layout,
 	       uint8_t *data)
 {
 	const struct hfi_sma_config *cfg = &sma->cfg;
@@ -497,7 +493,7 @@ fill_node_info(const struct hfi_sma *sma, uint32_t am, const struct hfi_smp_layo
 	/* GUID 0 is illegal */
 	if (am != 0 || cfg->node_guid == 0 || cfg->port_guid == 0)
 		return false;
-	hfi_smp_decode(layout, data, &ni);
+	wire_decode(layout, data, &ni);
 	/* both formats answer with OPA's versions: that is how an SM tells an OPA port */
 	ni.base_version = HFI_SMP_BASE_VERSION_OPA;
 	ni.class_version = HFI_SMP_CLASS_VERSION_OPA;
@@ -513,7 +509,7 @@ fill_node_info(const struct hfi_sma *sma, uint32_t am, const struct hfi_smp_layo
 	ni.vendor_id[0] = (uint8_t)(cfg->vendor_oui >> 16);
 	ni.vendor_id[1] = (uint8_t)(cfg->vendor_oui >> 8);
 	ni.vendor_id[2] = (uint8_t)cfg->vendor_oui;
-	hfi_smp_encode(layout, &ni, data);
+	wire_encode(layout, &ni, data);
 	return true;
 }
 
@@ -622,9 +618,9 @@ get_port_info(struct req *r, uint32_t am, uint8_t *data, uint32_t max_len, uint3
 
 	if (hfi_smp_am_nport(am) != 1 || max_len < HFI_SMP_PORT_INFO_SIZE)
 		return status(r, HFI_SMP_STATUS_INVALID_FIELD);
-	hfi_smp_decode(&hfi_smp_layout_port_info, data, &pi);
+	wire_decode(&hfi_smp_layout_port_info, data, &pi);
 	fill_port_info(r, am, &pi);
-	hfi_smp_encode(&hfi_smp_layout_port_info, &pi, data);
+	wire_encode(&hfi_smp_layout_port_info, &pi, data);
 	add_len(resp_len, HFI_SMP_PORT_INFO_SIZE);
 	return V_REPLY;
 }
@@ -768,7 +764,7 @@ set_port_info(struct req *r, uint32_t am, uint8_t *data, uint32_t max_len, uint3
 
 	if (hfi_smp_am_nport(am) != 1 || max_len < HFI_SMP_PORT_INFO_SIZE)
 		return status(r, HFI_SMP_STATUS_INVALID_FIELD);
-	hfi_smp_decode(&hfi_smp_layout_port_info, data, &pi);
+	wire_decode(&hfi_smp_layout_port_info, data, &pi);
 	/* LIDs are 24 bits: out of range, nothing is applied */
 	if ((pi.lid & 0xff000000) != 0 || (pi.sm_lid & 0xff000000) != 0) {
 		status(r, HFI_SMP_STATUS_INVALID_FIELD);
@@ -825,12 +821,12 @@ get_psi(struct req *r, uint32_t am, uint8_t *data, uint32_t max_len, uint32_t *r
 		return status(r, HFI_SMP_STATUS_INVALID_FIELD);
 	if (hfi_smp_am_start_sm_cfg(am) && sma->lstate == HFI_SMP_PORT_INIT)
 		sma->sm_config_started = true;
-	hfi_smp_decode(&hfi_smp_layout_port_state_info, data, &psi);
+	wire_decode(&hfi_smp_layout_port_state_info, data, &psi);
 	psi.port_states.ledenable_offlinereason = port_states_led_byte(sma, false);
 	psi.port_states.portphysstate_portstate = (uint8_t)(sma->pstate << 4 | sma->lstate);
 	psi.lwd_tx_active = sma->link.lwd_tx_active;
 	psi.lwd_rx_active = sma->link.lwd_rx_active;
-	hfi_smp_encode(&hfi_smp_layout_port_state_info, &psi, data);
+	wire_encode(&hfi_smp_layout_port_state_info, &psi, data);
 	add_len(resp_len, HFI_SMP_PSI_SIZE);
 	return V_REPLY;
 }
@@ -844,7 +840,7 @@ set_psi(struct req *r, uint32_t am, uint8_t *data, uint32_t max_len, uint32_t *r
 
 	if (hfi_smp_am_nport(am) != 1 || max_len < HFI_SMP_PSI_SIZE)
 		return status(r, HFI_SMP_STATUS_INVALID_FIELD);
-	hfi_smp_decode(&hfi_smp_layout_port_state_info, data, &psi);
+	wire_decode(&hfi_smp_layout_port_state_info, data, &psi);
 	ls_new = psi.port_states.portphysstate_portstate & 0x0f;
 	if (sm_config_check(r, am, ls_new)) {
 		v = set_port_states(r, ls_new, psi.port_states.portphysstate_portstate >> 4);
@@ -876,9 +872,9 @@ get_pkeys(struct req *r, uint32_t am, uint8_t *data, uint32_t max_len, uint32_t 
 	if (!pkey_am_ok(am, max_len) || hfi_smp_am_pkey_start_block(am) != 0)
 		return status(r, HFI_SMP_STATUS_INVALID_FIELD);
 	/* entries 16..31 are the request's (zero for a Get) */
-	hfi_smp_decode(&hfi_smp_layout_pkey_block, data, &blk);
+	wire_decode(&hfi_smp_layout_pkey_block, data, &blk);
 	memcpy(blk.pkey, r->sma->pkeys, sizeof(r->sma->pkeys));
-	hfi_smp_encode(&hfi_smp_layout_pkey_block, &blk, data);
+	wire_encode(&hfi_smp_layout_pkey_block, &blk, data);
 	add_len(resp_len, hfi_smp_am_nport(am) * HFI_SMP_PKEY_BLOCK_SIZE);
 	return V_REPLY;
 }
@@ -893,7 +889,7 @@ set_pkeys(struct req *r, uint32_t am, uint8_t *data, uint32_t max_len, uint32_t 
 
 	if (!pkey_am_ok(am, max_len))
 		return status(r, HFI_SMP_STATUS_INVALID_FIELD);
-	hfi_smp_decode(&hfi_smp_layout_pkey_block, data, &blk);
+	wire_decode(&hfi_smp_layout_pkey_block, data, &blk);
 	/* a table without the management P_Key would cut the SM off: refused */
 	for (i = 0; i < HFI_SMA_NUM_PKEYS; i++)
 		mgmt |= blk.pkey[i] == HFI_SMA_LIM_MGMT_PKEY;
@@ -1085,7 +1081,7 @@ get_bct(struct req *r, uint32_t am, uint8_t *data, uint32_t max_len, uint32_t *r
 {
 	if (hfi_smp_am_nport(am) != 1 || max_len < HFI_SMP_BCT_SIZE)
 		return status(r, HFI_SMP_STATUS_INVALID_FIELD);
-	hfi_smp_encode(&hfi_smp_layout_buffer_control, &r->sma->bct, data);
+	wire_encode(&hfi_smp_layout_buffer_control, &r->sma->bct, data);
 	add_len(resp_len, HFI_SMP_BCT_SIZE);
 	return V_REPLY;
 }
@@ -1099,7 +1095,7 @@ set_bct(struct req *r, uint32_t am, uint8_t *data, uint32_t max_len, uint32_t *r
 
 	if (hfi_smp_am_nport(am) != 1 || max_len < HFI_SMP_BCT_SIZE)
 		return status(r, HFI_SMP_STATUS_INVALID_FIELD);
-	hfi_smp_decode(&hfi_smp_layout_buffer_control, data, &bc);
+	wire_decode(&hfi_smp_layout_buffer_control, data, &bc);
 	/* the chip has credits for VL0..7 and VL15 only */
 	for (i = 0; i < HFI_SMP_MAX_VLS; i++)
 		if (i >= TXE_NUM_DATA_VL && i != VL15)
@@ -1120,7 +1116,7 @@ get_led_info(struct req *r, uint32_t am, uint8_t *data, uint32_t max_len, uint32
 	if (hfi_smp_am_nport(am) != 1 || max_len < HFI_SMP_LED_INFO_SIZE)
 		return status(r, HFI_SMP_STATUS_INVALID_FIELD);
 	led.rsvd_led_mask = (uint32_t)r->sma->beaconing << 31;
-	hfi_smp_encode(&hfi_smp_layout_led_info, &led, data);
+	wire_encode(&hfi_smp_layout_led_info, &led, data);
 	add_len(resp_len, HFI_SMP_LED_INFO_SIZE);
 	return V_REPLY;
 }
@@ -1134,7 +1130,7 @@ set_led_info(struct req *r, uint32_t am, uint8_t *data, uint32_t max_len, uint32
 
 	if (hfi_smp_am_nport(am) != 1 || max_len < HFI_SMP_LED_INFO_SIZE)
 		return status(r, HFI_SMP_STATUS_INVALID_FIELD);
-	hfi_smp_decode(&hfi_smp_layout_led_info, data, &led);
+	wire_decode(&hfi_smp_layout_led_info, data, &led);
 	on = (led.rsvd_led_mask >> 31) != 0;
 	if (sma->ops.set_led == NULL || sma->ops.set_led(sma->ctx, on) == 0)
 		sma->beaconing = on;

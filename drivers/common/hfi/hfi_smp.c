@@ -11,12 +11,12 @@
 
 /* F(struct, member, wire offset, kind, element count) */
 #define F(st, m, off, kind, cnt) \
-	{ #m, (off), (cnt), (uint16_t)offsetof(struct st, m), HFI_SMP_##kind }
+	{ #m, (off), (cnt), (uint16_t)offsetof(struct st, m), WIRE_##kind }
 #define LAYOUT(nm, sz, tbl) \
 	{ .name = (nm), .size = (sz), .n_fields = N_ELEM(tbl), .fields = (tbl) }
 
 /* opa_smi.h struct opa_smp up to the route; ib_smi.h struct ib_smp is the same there. */
-static const struct hfi_smp_field hdr_fields[] = {
+static const struct wire_field hdr_fields[] = {
 	F(hfi_smp_hdr, base_version, 0, U8, 1),
 	F(hfi_smp_hdr, mgmt_class, 1, U8, 1),
 	F(hfi_smp_hdr, class_version, 2, U8, 1),
@@ -30,32 +30,32 @@ static const struct hfi_smp_field hdr_fields[] = {
 	F(hfi_smp_hdr, attr_mod, 20, U32, 1),
 	F(hfi_smp_hdr, mkey, 24, U64, 1),
 };
-const struct hfi_smp_layout hfi_smp_layout_hdr = LAYOUT("SMP", HFI_SMP_HDR_SIZE, hdr_fields);
+const struct wire_layout hfi_smp_layout_hdr = LAYOUT("SMP", HFI_SMP_HDR_SIZE, hdr_fields);
 
 /* struct opa_smp route.dr, offsets from the end of the header (MAD bytes 32..175) */
-static const struct hfi_smp_field dr_fields[] = {
+static const struct wire_field dr_fields[] = {
 	F(hfi_smp_dr, dr_slid, 0, U32, 1),
 	F(hfi_smp_dr, dr_dlid, 4, U32, 1),
 	F(hfi_smp_dr, initial_path, 8, BYTES, HFI_SMP_MAX_HOPS),
 	F(hfi_smp_dr, return_path, 72, BYTES, HFI_SMP_MAX_HOPS),
 	F(hfi_smp_dr, reserved, 136, BYTES, 8),
 };
-const struct hfi_smp_layout hfi_smp_layout_dr =
+const struct wire_layout hfi_smp_layout_dr =
 	LAYOUT("DR", HFI_SMP_DR_HDR_SIZE - HFI_SMP_HDR_SIZE, dr_fields);
 
 /* struct ib_smp after mkey: the 64 data bytes (MAD 64..127) sit between LIDs and paths. */
-static const struct hfi_smp_field ib_dr_fields[] = {
+static const struct wire_field ib_dr_fields[] = {
 	F(hfi_smp_ib_dr, dr_slid, 0, U16, 1),
 	F(hfi_smp_ib_dr, dr_dlid, 2, U16, 1),
 	F(hfi_smp_ib_dr, reserved, 4, BYTES, 28),
 	F(hfi_smp_ib_dr, initial_path, 96, BYTES, HFI_SMP_MAX_HOPS),
 	F(hfi_smp_ib_dr, return_path, 160, BYTES, HFI_SMP_MAX_HOPS),
 };
-const struct hfi_smp_layout hfi_smp_layout_ib_dr =
+const struct wire_layout hfi_smp_layout_ib_dr =
 	LAYOUT("IB DR", HFI_SMP_IB_SIZE - HFI_SMP_HDR_SIZE, ib_dr_fields);
 
 /* opa_smi.h struct opa_node_info */
-static const struct hfi_smp_field node_info_fields[] = {
+static const struct wire_field node_info_fields[] = {
 	F(hfi_smp_node_info, base_version, 0, U8, 1),
 	F(hfi_smp_node_info, class_version, 1, U8, 1),
 	F(hfi_smp_node_info, node_type, 2, U8, 1),
@@ -70,11 +70,11 @@ static const struct hfi_smp_field node_info_fields[] = {
 	F(hfi_smp_node_info, local_port_num, 40, U8, 1),
 	F(hfi_smp_node_info, vendor_id, 41, BYTES, 3),
 };
-const struct hfi_smp_layout hfi_smp_layout_node_info =
+const struct wire_layout hfi_smp_layout_node_info =
 	LAYOUT("NodeInfo", HFI_SMP_NODE_INFO_SIZE, node_info_fields);
 
 /* ib_smi.h struct ib_node_info, read into the same host struct (no reserved word) */
-static const struct hfi_smp_field ib_node_info_fields[] = {
+static const struct wire_field ib_node_info_fields[] = {
 	F(hfi_smp_node_info, base_version, 0, U8, 1),
 	F(hfi_smp_node_info, class_version, 1, U8, 1),
 	F(hfi_smp_node_info, node_type, 2, U8, 1),
@@ -88,12 +88,12 @@ static const struct hfi_smp_field ib_node_info_fields[] = {
 	F(hfi_smp_node_info, local_port_num, 36, U8, 1),
 	F(hfi_smp_node_info, vendor_id, 37, BYTES, 3),
 };
-const struct hfi_smp_layout hfi_smp_layout_ib_node_info =
+const struct wire_layout hfi_smp_layout_ib_node_info =
 	LAYOUT("IB NodeInfo", HFI_SMP_IB_NODE_INFO_SIZE, ib_node_info_fields);
 
 /* opa_port_info.h struct opa_port_info (packed) */
 #define PI(m, off, kind, cnt) F(hfi_smp_port_info, m, off, kind, cnt)
-static const struct hfi_smp_field port_info_fields[] = {
+static const struct wire_field port_info_fields[] = {
 	PI(lid, 0, U32, 1),
 	PI(flow_control_mask, 4, U32, 1),
 	PI(vl_res, 8, U8, 1),
@@ -179,11 +179,11 @@ static const struct hfi_smp_field port_info_fields[] = {
 	PI(reserved12, 240, U8, 1),
 	PI(reserved13, 241, U8, 1),
 };
-const struct hfi_smp_layout hfi_smp_layout_port_info =
+const struct wire_layout hfi_smp_layout_port_info =
 	LAYOUT("PortInfo", HFI_SMP_PORT_INFO_SIZE, port_info_fields);
 
 /* opa_port_info.h struct opa_port_state_info */
-static const struct hfi_smp_field psi_fields[] = {
+static const struct wire_field psi_fields[] = {
 	F(hfi_smp_port_state_info, port_states.reserved, 0, U8, 1),
 	F(hfi_smp_port_state_info, port_states.ledenable_offlinereason, 1, U8, 1),
 	F(hfi_smp_port_state_info, port_states.reserved2, 2, U8, 1),
@@ -191,12 +191,12 @@ static const struct hfi_smp_field psi_fields[] = {
 	F(hfi_smp_port_state_info, lwd_tx_active, 4, U16, 1),
 	F(hfi_smp_port_state_info, lwd_rx_active, 6, U16, 1),
 };
-const struct hfi_smp_layout hfi_smp_layout_port_state_info =
+const struct wire_layout hfi_smp_layout_port_state_info =
 	LAYOUT("PortStateInfo", HFI_SMP_PSI_SIZE, psi_fields);
 
 /* opa-fm stl_sm_types.h STL_SWITCH_INFO (packed) */
 #define SI(m, off, kind, cnt) F(hfi_smp_switch_info, m, off, kind, cnt)
-static const struct hfi_smp_field switch_info_fields[] = {
+static const struct wire_field switch_info_fields[] = {
 	SI(linear_fdb_cap, 0, U32, 1),
 	SI(port_group_fdb_cap, 4, U32, 1),
 	SI(multicast_fdb_cap, 8, U32, 1),
@@ -224,44 +224,44 @@ static const struct hfi_smp_field switch_info_fields[] = {
 	SI(capability_mask, 80, U16, 1),
 	SI(capability_mask_collectives, 82, U16, 1),
 };
-const struct hfi_smp_layout hfi_smp_layout_switch_info =
+const struct wire_layout hfi_smp_layout_switch_info =
 	LAYOUT("SwitchInfo", HFI_SMP_SWITCH_INFO_SIZE, switch_info_fields);
 
 /* One P_Key block: OPA_PARTITION_TABLE_BLK_SIZE big-endian P_Keys */
-static const struct hfi_smp_field pkey_fields[] = {
+static const struct wire_field pkey_fields[] = {
 	F(hfi_smp_pkey_block, pkey, 0, U16, HFI_SMP_PKEY_BLOCK_ENTRIES),
 };
-const struct hfi_smp_layout hfi_smp_layout_pkey_block =
+const struct wire_layout hfi_smp_layout_pkey_block =
 	LAYOUT("P_KeyTable", HFI_SMP_PKEY_BLOCK_SIZE, pkey_fields);
 
 /* hfi1 mad.h struct buffer_control: the VL limits are (dedicated, shared) pairs */
-static const struct hfi_smp_field bct_fields[] = {
+static const struct wire_field bct_fields[] = {
 	F(hfi_smp_buffer_control, reserved, 0, U16, 1),
 	F(hfi_smp_buffer_control, overall_shared_limit, 2, U16, 1),
 	F(hfi_smp_buffer_control, vl, 4, U16, 2 * HFI_SMP_MAX_VLS),
 };
-const struct hfi_smp_layout hfi_smp_layout_buffer_control =
+const struct wire_layout hfi_smp_layout_buffer_control =
 	LAYOUT("BufferControlTable", HFI_SMP_BCT_SIZE, bct_fields);
 
 /* hfi1 mad.c struct opa_led_info */
-static const struct hfi_smp_field led_fields[] = {
+static const struct wire_field led_fields[] = {
 	F(hfi_smp_led_info, rsvd_led_mask, 0, U32, 1),
 	F(hfi_smp_led_info, rsvd, 4, U32, 1),
 };
-const struct hfi_smp_layout hfi_smp_layout_led_info =
+const struct wire_layout hfi_smp_layout_led_info =
 	LAYOUT("LedInfo", HFI_SMP_LED_INFO_SIZE, led_fields);
 
 /* hfi1 mad.c struct opa_aggregate */
-static const struct hfi_smp_field agg_fields[] = {
+static const struct wire_field agg_fields[] = {
 	F(hfi_smp_agg_hdr, attr_id, 0, U16, 1),
 	F(hfi_smp_agg_hdr, err_reqlength, 2, U16, 1),
 	F(hfi_smp_agg_hdr, attr_mod, 4, U32, 1),
 };
-const struct hfi_smp_layout hfi_smp_layout_agg_hdr =
+const struct wire_layout hfi_smp_layout_agg_hdr =
 	LAYOUT("Aggregate", HFI_SMP_AGG_HDR_SIZE, agg_fields);
 
 /* hfi1 mad.h struct opa_mad_notice_attr */
-static const struct hfi_smp_field notice_fields[] = {
+static const struct wire_field notice_fields[] = {
 	F(hfi_smp_notice, generic_type, 0, U8, 1),
 	F(hfi_smp_notice, prod_type_msb, 1, U8, 1),
 	F(hfi_smp_notice, prod_type_lsb, 2, U16, 1),
@@ -272,11 +272,11 @@ static const struct hfi_smp_field notice_fields[] = {
 	F(hfi_smp_notice, issuer_gid, 16, BYTES, 16),
 	F(hfi_smp_notice, raw_data, 32, BYTES, 64),
 };
-const struct hfi_smp_layout hfi_smp_layout_notice =
+const struct wire_layout hfi_smp_layout_notice =
 	LAYOUT("Notice", HFI_SMP_NOTICE_SIZE, notice_fields);
 
 /* ntc_256, at the notice's raw_data */
-static const struct hfi_smp_field bad_mkey_fields[] = {
+static const struct wire_field bad_mkey_fields[] = {
 	F(hfi_smp_trap_bad_mkey, lid, 0, U32, 1),
 	F(hfi_smp_trap_bad_mkey, dr_slid, 4, U32, 1),
 	F(hfi_smp_trap_bad_mkey, method, 8, U8, 1),
@@ -286,71 +286,20 @@ static const struct hfi_smp_field bad_mkey_fields[] = {
 	F(hfi_smp_trap_bad_mkey, mkey, 16, U64, 1),
 	F(hfi_smp_trap_bad_mkey, dr_rtn_path, 24, BYTES, HFI_SMP_TRAP_DR_PATH_MAX),
 };
-const struct hfi_smp_layout hfi_smp_layout_trap_bad_mkey =
+const struct wire_layout hfi_smp_layout_trap_bad_mkey =
 	LAYOUT("Trap256", 54, bad_mkey_fields);
 
 /* ntc_144, at the notice's raw_data */
-static const struct hfi_smp_field cap_change_fields[] = {
+static const struct wire_field cap_change_fields[] = {
 	F(hfi_smp_trap_cap_change, lid, 0, U32, 1),
 	F(hfi_smp_trap_cap_change, new_cap_mask, 4, U32, 1),
 	F(hfi_smp_trap_cap_change, reserved2, 8, U16, 1),
 	F(hfi_smp_trap_cap_change, cap_mask3, 10, U16, 1),
 	F(hfi_smp_trap_cap_change, change_flags, 12, U16, 1),
 };
-const struct hfi_smp_layout hfi_smp_layout_trap_cap_change =
+const struct wire_layout hfi_smp_layout_trap_cap_change =
 	LAYOUT("Trap144", 14, cap_change_fields);
 
-unsigned int
-hfi_smp_field_elem_size(const struct hfi_smp_field *f)
-{
-	static const uint8_t sizes[] = {
-		[HFI_SMP_U8] = 1, [HFI_SMP_U16] = 2, [HFI_SMP_U32] = 4,
-		[HFI_SMP_U64] = 8, [HFI_SMP_BYTES] = 1,
-	};
-
-	return sizes[f->kind];
-}
-
-unsigned int
-hfi_smp_field_size(const struct hfi_smp_field *f)
-{
-	return hfi_smp_field_elem_size(f) * f->count;
-}
-
-/*
- * Move every field one way. Wire scalars are big-endian, host ones native:
- * an element's bytes are reversed on a little-endian host. Encode and
- * decode differ only in which side is read.
- */
-static void
-move_fields(const struct hfi_smp_layout *layout, const uint8_t *src, uint8_t *dst, bool to_wire)
-{
-	const bool host_le = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
-	unsigned int i, e, b;
-
-	for (i = 0; i < layout->n_fields; i++) {
-		const struct hfi_smp_field *f = &layout->fields[i];
-		unsigned int esz = hfi_smp_field_elem_size(f);
-		const uint8_t *s = src + (to_wire ? f->host_off : f->wire_off);
-		uint8_t *d = dst + (to_wire ? f->wire_off : f->host_off);
-
-		for (e = 0; e < f->count; e++, s += esz, d += esz)
-			for (b = 0; b < esz; b++)
-				d[b] = s[host_le ? esz - 1 - b : b];
-	}
-}
-
-void
-hfi_smp_encode(const struct hfi_smp_layout *layout, const void *host, uint8_t *wire)
-{
-	move_fields(layout, host, wire, true);
-}
-
-void
-hfi_smp_decode(const struct hfi_smp_layout *layout, const uint8_t *wire, void *host)
-{
-	move_fields(layout, wire, host, false);
-}
 
 static uint32_t
 widen_ib_lid(uint16_t lid)
@@ -366,7 +315,7 @@ hfi_smp_parse(const uint8_t *mad, size_t len, struct hfi_smp *smp)
 	memset(smp, 0, sizeof(*smp));
 	if (len < HFI_SMP_HDR_SIZE)
 		return -EPROTO;
-	hfi_smp_decode(&hfi_smp_layout_hdr, mad, &smp->hdr);
+	wire_decode(&hfi_smp_layout_hdr, mad, &smp->hdr);
 	if (smp->hdr.mgmt_class != HFI_SMP_CLASS_LR && smp->hdr.mgmt_class != HFI_SMP_CLASS_DR)
 		return -EPROTO;
 	if (smp->hdr.base_version == HFI_SMP_BASE_VERSION_IB)
@@ -383,7 +332,7 @@ hfi_smp_parse(const uint8_t *mad, size_t len, struct hfi_smp *smp)
 		/* An OPA MAD read with the IB layout is at least 256 bytes too */
 		if (len < HFI_SMP_IB_SIZE)
 			return -EPROTO;
-		hfi_smp_decode(&hfi_smp_layout_ib_dr, mad + HFI_SMP_HDR_SIZE, &ib);
+		wire_decode(&hfi_smp_layout_ib_dr, mad + HFI_SMP_HDR_SIZE, &ib);
 		smp->route.dr_slid = widen_ib_lid(ib.dr_slid);
 		smp->route.dr_dlid = widen_ib_lid(ib.dr_dlid);
 		memcpy(smp->route.initial_path, ib.initial_path, HFI_SMP_MAX_HOPS);
@@ -393,7 +342,7 @@ hfi_smp_parse(const uint8_t *mad, size_t len, struct hfi_smp *smp)
 	}
 	if (len < HFI_SMP_DR_HDR_SIZE)
 		return -EPROTO;
-	hfi_smp_decode(&hfi_smp_layout_dr, mad + HFI_SMP_HDR_SIZE, &smp->route);
+	wire_decode(&hfi_smp_layout_dr, mad + HFI_SMP_HDR_SIZE, &smp->route);
 	return 0;
 }
 
@@ -402,11 +351,11 @@ hfi_smp_write(const struct hfi_smp *smp, uint8_t *mad)
 {
 	struct hfi_smp_ib_dr ib;
 
-	hfi_smp_encode(&hfi_smp_layout_hdr, &smp->hdr, mad);
+	wire_encode(&hfi_smp_layout_hdr, &smp->hdr, mad);
 	if (!smp->dr)
 		return;
 	if (!smp->ib_route) {
-		hfi_smp_encode(&hfi_smp_layout_dr, &smp->route, mad + HFI_SMP_HDR_SIZE);
+		wire_encode(&hfi_smp_layout_dr, &smp->route, mad + HFI_SMP_HDR_SIZE);
 		return;
 	}
 	ib.dr_slid = (uint16_t)smp->route.dr_slid;
@@ -414,7 +363,7 @@ hfi_smp_write(const struct hfi_smp *smp, uint8_t *mad)
 	memcpy(ib.initial_path, smp->route.initial_path, HFI_SMP_MAX_HOPS);
 	memcpy(ib.return_path, smp->route.return_path, HFI_SMP_MAX_HOPS);
 	memcpy(ib.reserved, smp->route.reserved, sizeof(ib.reserved));
-	hfi_smp_encode(&hfi_smp_layout_ib_dr, &ib, mad + HFI_SMP_HDR_SIZE);
+	wire_encode(&hfi_smp_layout_ib_dr, &ib, mad + HFI_SMP_HDR_SIZE);
 }
 
 size_t
@@ -699,7 +648,7 @@ hfi_smp_agg_walk(uint32_t am, bool set, uint8_t *data, uint32_t max_len, uint32_
 	for (i = 0; i < n; i++) {
 		if (next + HFI_SMP_AGG_HDR_SIZE > end)
 			return -EINVAL;
-		hfi_smp_decode(&hfi_smp_layout_agg_hdr, next, &ag);
+		wire_decode(&hfi_smp_layout_agg_hdr, next, &ag);
 		len = (ag.err_reqlength & HFI_SMP_AGG_LEN_MASK) * 8u;
 		*resp_len += HFI_SMP_AGG_HDR_SIZE + len;
 		if (next + HFI_SMP_AGG_HDR_SIZE + len > end)
@@ -711,7 +660,7 @@ hfi_smp_agg_walk(uint32_t am, bool set, uint8_t *data, uint32_t max_len, uint32_
 			return 0;
 		if (st != 0) {
 			ag.err_reqlength |= HFI_SMP_AGG_ERROR;
-			hfi_smp_encode(&hfi_smp_layout_agg_hdr, &ag, next);
+			wire_encode(&hfi_smp_layout_agg_hdr, &ag, next);
 			return 0;
 		}
 		next += HFI_SMP_AGG_HDR_SIZE + len;

@@ -27,6 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "wire_codec.h"
+
 /* ---- Sizes (opa_smi.h, ib_smi.h) ---- */
 #define HFI_SMP_SIZE		2048	/* struct opa_smp */
 #define HFI_SMP_IB_SIZE		256	/* struct ib_smp */
@@ -561,56 +563,23 @@ struct hfi_smp_trap_cap_change {
 	uint16_t change_flags;
 };
 
-/* ---- Layout tables ---- */
+/* ---- Layout tables (lib/wire's codec: wire_encode(), wire_decode()) ---- */
 
-enum hfi_smp_field_kind {
-	HFI_SMP_U8,
-	HFI_SMP_U16,
-	HFI_SMP_U32,
-	HFI_SMP_U64,
-	HFI_SMP_BYTES,	/* opaque bytes (GUID-less paths, reserved, descriptions) */
-};
-
-/* One field: 'count' elements of one kind ('count' bytes for HFI_SMP_BYTES). */
-struct hfi_smp_field {
-	const char *name;
-	uint16_t wire_off;	/* offset in the layout's wire bytes */
-	uint16_t count;
-	uint16_t host_off;	/* offsetof() in the host struct */
-	uint8_t kind;
-};
-
-struct hfi_smp_layout {
-	const char *name;
-	uint16_t size;		/* wire bytes the layout spans */
-	uint16_t n_fields;
-	const struct hfi_smp_field *fields;
-};
-
-extern const struct hfi_smp_layout hfi_smp_layout_hdr;
-extern const struct hfi_smp_layout hfi_smp_layout_dr;		/* at HFI_SMP_HDR_SIZE */
-extern const struct hfi_smp_layout hfi_smp_layout_ib_dr;	/* at HFI_SMP_HDR_SIZE, gap for data */
-extern const struct hfi_smp_layout hfi_smp_layout_node_info;
-extern const struct hfi_smp_layout hfi_smp_layout_ib_node_info;
-extern const struct hfi_smp_layout hfi_smp_layout_port_info;
-extern const struct hfi_smp_layout hfi_smp_layout_port_state_info;
-extern const struct hfi_smp_layout hfi_smp_layout_switch_info;
-extern const struct hfi_smp_layout hfi_smp_layout_pkey_block;
-extern const struct hfi_smp_layout hfi_smp_layout_buffer_control;
-extern const struct hfi_smp_layout hfi_smp_layout_led_info;
-extern const struct hfi_smp_layout hfi_smp_layout_agg_hdr;
-extern const struct hfi_smp_layout hfi_smp_layout_notice;
-extern const struct hfi_smp_layout hfi_smp_layout_trap_bad_mkey;
-extern const struct hfi_smp_layout hfi_smp_layout_trap_cap_change;
-
-/* Bytes on the wire of one element of a field, and of the whole field. */
-unsigned int hfi_smp_field_elem_size(const struct hfi_smp_field *f);
-unsigned int hfi_smp_field_size(const struct hfi_smp_field *f);
-
-/* Host struct -> big-endian wire bytes (only the layout's fields are written). */
-void hfi_smp_encode(const struct hfi_smp_layout *layout, const void *host, uint8_t *wire);
-/* Big-endian wire bytes -> host struct (every field of the layout written). */
-void hfi_smp_decode(const struct hfi_smp_layout *layout, const uint8_t *wire, void *host);
+extern const struct wire_layout hfi_smp_layout_hdr;
+extern const struct wire_layout hfi_smp_layout_dr;		/* at HFI_SMP_HDR_SIZE */
+extern const struct wire_layout hfi_smp_layout_ib_dr;	/* at HFI_SMP_HDR_SIZE, gap for data */
+extern const struct wire_layout hfi_smp_layout_node_info;
+extern const struct wire_layout hfi_smp_layout_ib_node_info;
+extern const struct wire_layout hfi_smp_layout_port_info;
+extern const struct wire_layout hfi_smp_layout_port_state_info;
+extern const struct wire_layout hfi_smp_layout_switch_info;
+extern const struct wire_layout hfi_smp_layout_pkey_block;
+extern const struct wire_layout hfi_smp_layout_buffer_control;
+extern const struct wire_layout hfi_smp_layout_led_info;
+extern const struct wire_layout hfi_smp_layout_agg_hdr;
+extern const struct wire_layout hfi_smp_layout_notice;
+extern const struct wire_layout hfi_smp_layout_trap_bad_mkey;
+extern const struct wire_layout hfi_smp_layout_trap_cap_change;
 
 /* ---- SMPs ---- */
 

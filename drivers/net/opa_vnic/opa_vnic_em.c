@@ -163,33 +163,6 @@ em_sma_take(struct opa_vnic_em *em, const struct vema_mad_addr *from, const uint
 
 /* ---- the hosts from the SM's SA ---- */
 
-static uint64_t
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-static void
-put_be(uint8_t *p, uint64_t v, unsigned int n)
-{
-	while (n-- > 0) {
-		p[n] = (uint8_t)v;
-		v >>= 8;
-	}
-}
-
-static uint64_t
-get_be(const uint8_t *p, unsigned int n)
-{
-	uint64_t v = 0;
-
-	while (n-- > 0)
-		v = v << 8 | *p++;
-	return v;
-}
 
 /* The SM's LID when an SM made the port Active (the SA lives there), else 0. */
 static uint32_t
@@ -225,7 +198,7 @@ em_sa_query(struct opa_vnic_em *em, uint32_t sm_lid)
 		.qkey = HFI_GSI_QKEY,
 		.pkey_index = em_sa_pkey_index(em),
 	};
-	uint64_t now = mono_ms();
+	uint64_t now = hfi_mono_ms();
 
 	if (em->sa_sent_ms != 0 && now - em->sa_sent_ms < SA_RETRY_MS)
 		return;
@@ -237,8 +210,8 @@ em_sa_query(struct opa_vnic_em *em, uint32_t sm_lid)
 	mad[1] = SA_CLASS;
 	mad[2] = SA_CLASS_VERSION;
 	mad[3] = SA_METHOD_GET_TABLE;
-	put_be(mad + 8, em->sa_tid, 8);
-	put_be(mad + 16, SA_ATTR_NODE_RECORD, 2);
+	hfi_smp_put_be(mad + 8, em->sa_tid, 8);
+	hfi_smp_put_be(mad + 16, SA_ATTR_NODE_RECORD, 2);
 	mad[24] = 1;				/* RMPP version: the answer may be long */
 	hfi_mad_send(em->dev, &to, mad, sizeof(mad));
 }
@@ -274,7 +247,7 @@ em_sa_take(struct opa_vnic_em *em, const struct vema_mad_addr *from, uint8_t *ma
 	int rc;
 
 	if (len < SA_HDR_SIZE || mad[1] != SA_CLASS || mad[3] != SA_METHOD_GET_TABLE_RESP ||
-	    get_be(mad + 8, 8) != em->sa_tid)
+	    hfi_smp_get_be(mad + 8, 8) != em->sa_tid)
 		return false;
 	rc = vema_rmpp_rx_take(&em->sa_rx, mad, len, ack, &ack_len);
 	if (ack_len != 0)
@@ -284,14 +257,14 @@ em_sa_take(struct opa_vnic_em *em, const struct vema_mad_addr *from, uint8_t *ma
 		em_note(em, msg);
 		return true;
 	}
-	if (rc == 0 || get_be(table + 4, 2) != 0)
+	if (rc == 0 || hfi_smp_get_be(table + 4, 2) != 0)
 		return true;
-	stride = (unsigned int)get_be(table + SA_ATTR_OFFSET, 2) * 8;
+	stride = (unsigned int)hfi_smp_get_be(table + SA_ATTR_OFFSET, 2) * 8;
 	if (stride < SA_NR_NODE_DESC + HFI_SMP_NODE_DESC_SIZE)
 		return true;
 	for (rec = table + SA_HDR_SIZE; rec + stride <= table + em->sa_rx.len &&
 	     n < HFI_FABRIC_MAX_PORTS; rec += stride) {
-		uint32_t lid = (uint32_t)get_be(rec, 4);
+		uint32_t lid = (uint32_t)hfi_smp_get_be(rec, 4);
 		char desc[HFI_SMP_NODE_DESC_SIZE + 1];
 		const char *name;
 

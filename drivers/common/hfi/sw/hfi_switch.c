@@ -281,7 +281,7 @@ get_node_info(struct sreq *r, uint32_t am, uint8_t *data, uint32_t max_len, uint
 	ni.vendor_id[0] = (uint8_t)(SW_VENDOR_OUI >> 16);
 	ni.vendor_id[1] = (uint8_t)(SW_VENDOR_OUI >> 8);
 	ni.vendor_id[2] = (uint8_t)SW_VENDOR_OUI;
-	hfi_smp_encode(&hfi_smp_layout_node_info, &ni, data);
+	wire_encode(&hfi_smp_layout_node_info, &ni, data);
 	add_len(resp_len, HFI_SMP_NODE_INFO_SIZE);
 }
 
@@ -291,7 +291,7 @@ get_switch_info(struct sreq *r, uint32_t am, uint8_t *data, uint32_t max_len,
 {
 	if (am != 0 || max_len < HFI_SMP_SWITCH_INFO_SIZE)
 		return fail(r, HFI_SMP_STATUS_INVALID_FIELD);
-	hfi_smp_encode(&hfi_smp_layout_switch_info, &r->sw->si, data);
+	wire_encode(&hfi_smp_layout_switch_info, &r->sw->si, data);
 	add_len(resp_len, HFI_SMP_SWITCH_INFO_SIZE);
 }
 
@@ -309,7 +309,7 @@ set_switch_info(struct sreq *r, uint32_t am, uint8_t *data, uint32_t max_len,
 
 	if (am != 0 || max_len < HFI_SMP_SWITCH_INFO_SIZE)
 		return fail(r, HFI_SMP_STATUS_INVALID_FIELD);
-	hfi_smp_decode(&hfi_smp_layout_switch_info, data, &in);
+	wire_decode(&hfi_smp_layout_switch_info, data, &in);
 	if (in.linear_fdb_top >= si->linear_fdb_cap ||
 	    (in.multicast_fdb_top != 0 &&
 	     (in.multicast_fdb_top < HFI_SWITCH_STL_MCAST_BASE ||
@@ -425,7 +425,7 @@ get_one_port_info(struct sreq *r, unsigned int port, uint32_t am, uint8_t *data)
 
 	note_sm_config(&r->sw->port[port], am);
 	fill_port_info(r, port, &pi);
-	hfi_smp_encode(&hfi_smp_layout_port_info, &pi, data);
+	wire_encode(&hfi_smp_layout_port_info, &pi, data);
 }
 
 static void
@@ -475,7 +475,7 @@ set_port_info(struct sreq *r, uint32_t am, uint8_t *data, uint32_t max_len, uint
 	n = port_range(r, first, 1, HFI_SMP_PORT_INFO_SIZE, max_len, hfi_smp_am_all(am), &last);
 	if (n == 0)
 		return;
-	hfi_smp_decode(&hfi_smp_layout_port_info, data, &in);
+	wire_decode(&hfi_smp_layout_port_info, data, &in);
 	if (first == 0 && in.lid >= HFI_SWITCH_MCAST_BASE && in.lid != UINT32_C(0xffffffff)) {
 		fail(r, HFI_SMP_STATUS_INVALID_FIELD);
 	} else {
@@ -510,7 +510,7 @@ port_state_infos(struct sreq *r, uint32_t am, uint8_t *data, uint32_t max_len,
 		struct hfi_switch_port *sp = &r->sw->port[p];
 		struct hfi_switch_link l;
 
-		hfi_smp_decode(&hfi_smp_layout_port_state_info, blk, &psi);
+		wire_decode(&hfi_smp_layout_port_state_info, blk, &psi);
 		note_sm_config(sp, am);
 		if (set)
 			set_lstate(r, p, psi.port_states.portphysstate_portstate & 0x0f);
@@ -522,7 +522,7 @@ port_state_infos(struct sreq *r, uint32_t am, uint8_t *data, uint32_t max_len,
 			(uint8_t)(phys_state(r, p) << 4 | sp->lstate);
 		psi.lwd_tx_active = l.up ? LINK_WIDTH_4X : 0;
 		psi.lwd_rx_active = psi.lwd_tx_active;
-		hfi_smp_encode(&hfi_smp_layout_port_state_info, &psi, blk);
+		wire_encode(&hfi_smp_layout_port_state_info, &psi, blk);
 	}
 	add_len(resp_len, (all ? 1 : n) * HFI_SMP_PSI_SIZE);
 }
@@ -555,11 +555,11 @@ pkeys(struct sreq *r, uint32_t am, uint8_t *data, uint32_t max_len, uint32_t *re
 		return fail(r, HFI_SMP_STATUS_INVALID_FIELD);
 	p = &r->sw->port[port];
 	if (set) {
-		hfi_smp_decode(&hfi_smp_layout_pkey_block, data, &blk);
+		wire_decode(&hfi_smp_layout_pkey_block, data, &blk);
 		memcpy(p->pkeys, blk.pkey, sizeof(p->pkeys));
 	}
 	memcpy(blk.pkey, p->pkeys, sizeof(p->pkeys));
-	hfi_smp_encode(&hfi_smp_layout_pkey_block, &blk, data);
+	wire_encode(&hfi_smp_layout_pkey_block, &blk, data);
 	add_len(resp_len, HFI_SMP_PKEY_BLOCK_SIZE);
 }
 
@@ -718,9 +718,9 @@ bct(struct sreq *r, uint32_t am, uint8_t *data, uint32_t max_len, uint32_t *resp
 		uint8_t *blk = data + (all ? 0 : (p - first) * BCT_PAD_SIZE);
 
 		if (set)
-			hfi_smp_decode(&hfi_smp_layout_buffer_control, blk, &r->sw->port[p].bct);
+			wire_decode(&hfi_smp_layout_buffer_control, blk, &r->sw->port[p].bct);
 		else
-			hfi_smp_encode(&hfi_smp_layout_buffer_control, &r->sw->port[p].bct, blk);
+			wire_encode(&hfi_smp_layout_buffer_control, &r->sw->port[p].bct, blk);
 	}
 	add_len(resp_len, (all ? 1 : n) * BCT_PAD_SIZE);
 }
