@@ -1434,6 +1434,10 @@ hfi_sma_process(struct hfi_sma *sma, const struct hfi_sma_rx *rx, const void *in
 	}
 	if (count_verdict(sma, v) == 0)
 		return 0;
+	if (resp_len > HFI_SMP_SIZE) {
+		sma->stats.too_long++;
+		return 0;
+	}
 	r.smp.hdr.method = HFI_SMP_METHOD_GET_RESP;
 	if (r.smp.dr && hfi_smp_dr_reply(&r.smp, sma->cfg.port_num) < 0) {
 		sma->stats.dr_drop++;

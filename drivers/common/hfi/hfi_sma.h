@@ -122,6 +122,10 @@ struct hfi_sma_stats {
 	uint64_t mkey_drop;	/* M_Key violations (dropped, no answer) */
 	uint64_t not_handled;	/* responses, traps, IB-format Sets: left to an SM */
 	uint64_t consumed;	/* handled without an answer (TrapRepress, Disable) */
+	uint64_t too_long;	/* an answer longer than an SMP (an Aggregate whose
+				 * segments run past its end): hfi1 counts its length as
+				 * it walks, and the MAD layer cannot send it
+				 * (ib_create_send_mad() refuses): no answer */
 	uint64_t traps_sent;
 	uint64_t traps_dropped;	/* port not Active, no SM LID, or send failed */
 };

@@ -977,6 +977,14 @@ hfi_switch_process(struct hfi_switch *sw, hfi_switch_link_fn link, void *ctx, ui
 	/* hfi1: an error answer is the header alone, except Aggregate's */
 	if (r.status != 0 && smp.hdr.attr_id != HFI_SMP_ATTR_AGGREGATE)
 		resp_len = 0;
+	/*
+	 * An Aggregate whose segments run past the SMP counts them into its
+	 * answer (hfi1's walk, shared): longer than an SMP, it cannot be sent.
+	 * What a switch's own SMA does then is not known; it answers nothing,
+	 * as an HFI's MAD layer would.
+	 */
+	if (hfi_smp_hdr_size(&smp) + resp_len > HFI_SMP_SIZE)
+		return 0;
 reply:
 	smp.hdr.method = HFI_SMP_METHOD_GET_RESP;
 	smp.hdr.status = (uint16_t)(r.status | (smp.dr ? HFI_SMP_STATUS_DIRECTION : 0));
