@@ -549,18 +549,75 @@ int opa_vnic_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs, unsig
 int opa_vnic_xstats_get_names(struct rte_eth_dev *dev, struct rte_eth_xstat_name *names,
 			      unsigned int size);
 
-/* The kernel's size histogram (every counted frame) and frame classes (good frames). */
+/* The kernel's size histogram (every counted frame). */
 static inline void
 opa_vnic_count_size(uint64_t *grp, uint32_t len)
 {
 	grp[OPA_VNIC_GRP_SIZE + opa_vnic_size_bucket(len)]++;
 }
 
+/*
+ * Counts of one burst, kept on the stack and added to the queue's counters
+ * once per burst: per frame only adds into locals.
+ */
+struct opa_vnic_burst_acc {
+	/* the kernel's rx/tx_packets, bytes (without FCS), size histogram */
+	uint32_t kpackets;
+	uint64_t kbytes;
+	uint16_t size[OPA_VNIC_SIZE_NUM_BUCKETS];
+	/* the kernel's frame classes of the good frames */
+	uint32_t classed;
+	uint32_t mcast;				/* group destination address */
+	uint32_t vlan;				/* 802.1Q tag */
+	/* DPDK's: delivered or sent */
+	uint32_t packets;
+	uint64_t bytes;
+	uint32_t attached;			/* receive: delivered zero-copy */
+};
+
 static inline void
-opa_vnic_count_class(uint64_t *grp, const uint8_t *frame, uint32_t len)
+opa_vnic_acc_init(struct opa_vnic_burst_acc *a)
 {
-	grp[opa_vnic_is_mcastbcast(frame, len) ? OPA_VNIC_GRP_MCASTBCAST : OPA_VNIC_GRP_UNICAST]++;
-	grp[opa_vnic_is_vlan(frame, len) ? OPA_VNIC_GRP_VLAN : OPA_VNIC_GRP_UNTAGGED]++;
+	memset(a, 0, sizeof(*a));
+}
+
+/* A frame the kernel's counters take, counted as len bytes. */
+static inline void
+opa_vnic_acc_kernel(struct opa_vnic_burst_acc *a, uint32_t len)
+{
+	a->kpackets++;
+	a->kbytes += len;
+	a->size[opa_vnic_size_bucket(len)]++;
+}
+
+/* A good frame of len bytes starting with frame[0..14): its classes. */
+static inline void
+opa_vnic_acc_class(struct opa_vnic_burst_acc *a, const uint8_t *frame, uint32_t len)
+{
+	a->classed++;
+	a->mcast += opa_vnic_is_mcastbcast(frame, len);
+	a->vlan += opa_vnic_is_vlan(frame, len);
+}
+
+/* Into a queue's counters: the kernel's (bytes with FCS), the classes, DPDK's packets/bytes. */
+static inline void
+opa_vnic_acc_flush(const struct opa_vnic_burst_acc *a, uint64_t *vnic_packets,
+		   uint64_t *vnic_bytes, uint64_t *grp, uint64_t *packets, uint64_t *bytes)
+{
+	unsigned int b;
+
+	if (a->kpackets == 0)
+		return;
+	*vnic_packets += a->kpackets;
+	*vnic_bytes += a->kbytes + (uint64_t)a->kpackets * RTE_ETHER_CRC_LEN;
+	for (b = 0; b < OPA_VNIC_SIZE_NUM_BUCKETS; b++)
+		grp[OPA_VNIC_GRP_SIZE + b] += a->size[b];
+	grp[OPA_VNIC_GRP_MCASTBCAST] += a->mcast;
+	grp[OPA_VNIC_GRP_UNICAST] += a->classed - a->mcast;
+	grp[OPA_VNIC_GRP_VLAN] += a->vlan;
+	grp[OPA_VNIC_GRP_UNTAGGED] += a->classed - a->vlan;
+	*packets += a->packets;
+	*bytes += a->bytes;
 }
 
 /* ---- opa_vnic_ethdev.c ---- */
