@@ -699,13 +699,25 @@ tx_write(struct opa_vnic_txq *q, const struct tx_pkt *t, const struct opa_vnic_t
 
 	f[0].iova = t->h_iova;
 	f[0].len = t->f0_len;
+	/* Runts are padded to 60 bytes with zeros, like the kernel does. */
+	zeros = (len < OPA_VNIC_MIN_FRAME_LEN ? OPA_VNIC_MIN_FRAME_LEN - len : 0) + d->pad;
+	if (likely(t->seg == NULL && !q->icrc_sw)) {
+		/*
+		 * The common frame: headers and its one segment, then the
+		 * trailer. Two descriptors, a count the compiler unrolls for.
+		 */
+		tlen = zeros + OPA_VNIC_ICRC_TAIL_LEN;
+		f[1].iova = q->trailer_iova + d->pad * OPA_VNIC_TRAILER_ROW +
+			    OPA_VNIC_TRAILER_END - tlen;
+		f[1].len = tlen;
+		hfi_sdma_write_pkt(q->sdma, at, f, 2, m, &q->user);
+		return;
+	}
 	for (seg = t->seg; seg != NULL; seg = seg->next)
 		if (seg->data_len != 0) {
 			f[nf].iova = rte_pktmbuf_iova(seg);
 			f[nf++].len = seg->data_len;
 		}
-	/* Runts are padded to 60 bytes with zeros, like the kernel does. */
-	zeros = (len < OPA_VNIC_MIN_FRAME_LEN ? OPA_VNIC_MIN_FRAME_LEN - len : 0) + d->pad;
 	if (!q->icrc_sw) {
 		tlen = zeros + OPA_VNIC_ICRC_TAIL_LEN;
 		f[nf].iova = q->trailer_iova + d->pad * OPA_VNIC_TRAILER_ROW +
