@@ -34,24 +34,16 @@
 
 /* ---- stage 2: the owning vport's checks ---- */
 
+/* The vport's unicast list for a unicast frame, its multicast list for a group frame. */
 static inline bool
 mac_accept(const struct opa_vnic_snap *s, const uint8_t *frame)
 {
 	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
-	unsigned int i;
+	bool group = frame[0] & 1;
 
-	if (frame[0] & 1) {
-		if (s->allmulti || memcmp(frame, bcast, 6) == 0)
-			return true;
-		for (i = 0; i < s->n_mc; i++)
-			if (memcmp(frame, s->mc[i], 6) == 0)
-				return true;
-		return false;
-	}
-	for (i = 0; i < s->n_uc; i++)
-		if (memcmp(frame, s->uc[i], 6) == 0)
-			return true;
-	return false;
+	if (group && (s->allmulti || memcmp(frame, bcast, 6) == 0))
+		return true;
+	return opa_vnic_rx_mac_find(s, opa_vnic_rx_mac_key(frame, group));
 }
 
 static inline uint32_t

@@ -58,6 +58,8 @@ extern int opa_vnic_logtype;
 #define OPA_VNIC_MAX_SDMA	32	/* engines of one HFI the PMD can use (hfi1: 16) */
 #define OPA_VNIC_MAX_UC_MACS	32	/* the device address + secondary unicast */
 #define OPA_VNIC_MAX_MC_MACS	64
+/* Slots of the receive MAC filter's hash: both lists fit at most 3/8 full. */
+#define OPA_VNIC_RX_MAC_HASH	256
 #define OPA_VNIC_NUM_VESW	4096
 #define OPA_VNIC_BURST		32
 #define OPA_VNIC_DEMUX_RING	1024	/* software demux ring per rx queue */
@@ -135,12 +137,46 @@ struct opa_vnic_snap {
 	uint32_t down_gen;			/* times the vport left FORWARDING */
 	bool promisc;
 	bool allmulti;
-	uint8_t n_uc;
-	uint16_t n_mc;
-	uint8_t uc[OPA_VNIC_MAX_UC_MACS][6];
-	uint8_t mc[OPA_VNIC_MAX_MC_MACS][6];
+	/* receive MAC filter: the unicast and multicast lists (opa_vnic_rx_mac_key) */
+	uint64_t rx_mac[OPA_VNIC_RX_MAC_HASH];
 	struct opa_vnic_mac_table mac_tbl;	/* last: allocated only when not empty */
 };
+
+/*
+ * The receive filter's key of a MAC: its 48 bits, a bit that makes it
+ * non-zero (0 is an empty slot), and which list it is on, so that a frame's
+ * group bit picks the list as before (a unicast frame is matched against
+ * the unicast list only, a group frame against the multicast list only).
+ */
+static inline uint64_t
+opa_vnic_rx_mac_key(const uint8_t mac[6], bool mc_list)
+{
+	uint32_t lo;
+	uint16_t hi;
+
+	memcpy(&lo, mac, sizeof(lo));
+	memcpy(&hi, mac + 4, sizeof(hi));
+	return (uint64_t)lo | (uint64_t)hi << 32 | UINT64_C(1) << 48 |
+	       (uint64_t)mc_list << 49;
+}
+
+static inline unsigned int
+opa_vnic_rx_mac_slot(uint64_t key)
+{
+	return (unsigned int)((key * 0x9E3779B97F4A7C15ull) >> 56) & (OPA_VNIC_RX_MAC_HASH - 1);
+}
+
+/* Whether the filter holds key: a probe ends at the first empty slot (at most 3/8 full). */
+static inline bool
+opa_vnic_rx_mac_find(const struct opa_vnic_snap *s, uint64_t key)
+{
+	unsigned int i = opa_vnic_rx_mac_slot(key);
+
+	for (; s->rx_mac[i] != 0; i = (i + 1) & (OPA_VNIC_RX_MAC_HASH - 1))
+		if (s->rx_mac[i] == key)
+			return true;
+	return false;
+}
 
 /* ---- queues ---- */
 
