@@ -82,6 +82,7 @@ struct hfi_sdma {
 	/* reapers */
 	uint64_t cons_head __attribute__((aligned(64)));	/* claimed */
 	uint64_t head;				/* given back: free for producers */
+	uint64_t seen_head;			/* write-back head at the last reap */
 	/* cold */
 	uint32_t recovering __attribute__((aligned(64)));	/* atomic: one recovery */
 	struct hfi_sdma_user user0;		/* of hfi_sdma_post() */
@@ -437,13 +438,17 @@ hfi_sdma_reap(struct hfi_sdma *e, void **cookies, unsigned int max)
 		 */
 		end = c;
 		hw = hfi_sdma_hw_head(e, c);
+		/*
+		 * The oldest packet is not finished. A head that moved since the
+		 * last reap is an engine at work: no STATUS read (MMIO on the
+		 * chip) while it keeps moving. An inline engine runs here.
+		 */
+		if (c + e->pkts[c & e->mask].ndesc > (hw < pub ? hw : pub) &&
+		    (e->dev->inline_engine || hw == __atomic_load_n(&e->seen_head, __ATOMIC_RELAXED)))
+			hw = hfi_sdma_poll_stalled(e, c);
+		__atomic_store_n(&e->seen_head, hw, __ATOMIC_RELAXED);
 		if (hw > pub)
 			hw = pub;
-		if (c + e->pkts[c & e->mask].ndesc > hw) {
-			hw = hfi_sdma_poll_stalled(e, c);
-			if (hw > pub)
-				hw = pub;
-		}
 		for (n = 0; n < max && end < hw; n++) {
 			uint32_t nd = e->pkts[end & e->mask].ndesc;
 

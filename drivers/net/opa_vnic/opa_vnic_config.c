@@ -92,6 +92,18 @@ opa_vnic_vport_sync(struct opa_vnic_vport *vp)
 		data->mtu = vp->mtu;
 }
 
+/* Into the receive MAC filter (at most 96 keys in 256 slots: an empty slot ends every probe). */
+static void
+rx_mac_insert(struct opa_vnic_snap *s, uint64_t key)
+{
+	unsigned int i = opa_vnic_rx_mac_slot(key);
+
+	for (; s->rx_mac[i] != 0; i = (i + 1) & (OPA_VNIC_RX_MAC_HASH - 1))
+		if (s->rx_mac[i] == key)
+			return;
+	s->rx_mac[i] = key;
+}
+
 static struct opa_vnic_snap *
 snap_build(const struct opa_vnic_vport *vp)
 {
@@ -124,9 +136,9 @@ snap_build(const struct opa_vnic_vport *vp)
 	s->allmulti = vp->allmulti;
 	for (i = 0; i < OPA_VNIC_MAX_UC_MACS; i++)
 		if (!rte_is_zero_ether_addr(&vp->macs[i]))
-			memcpy(s->uc[s->n_uc++], &vp->macs[i], 6);
-	s->n_mc = (uint16_t)vp->n_mc;
-	memcpy(s->mc, vp->mc, sizeof(s->mc));
+			rx_mac_insert(s, opa_vnic_rx_mac_key(vp->macs[i].addr_bytes, false));
+	for (i = 0; i < vp->n_mc && i < OPA_VNIC_MAX_MC_MACS; i++)
+		rx_mac_insert(s, opa_vnic_rx_mac_key(vp->mc[i], true));
 	return s;
 }
 

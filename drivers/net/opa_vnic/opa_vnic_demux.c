@@ -34,24 +34,16 @@
 
 /* ---- stage 2: the owning vport's checks ---- */
 
+/* The vport's unicast list for a unicast frame, its multicast list for a group frame. */
 static inline bool
 mac_accept(const struct opa_vnic_snap *s, const uint8_t *frame)
 {
 	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
-	unsigned int i;
+	bool group = frame[0] & 1;
 
-	if (frame[0] & 1) {
-		if (s->allmulti || memcmp(frame, bcast, 6) == 0)
-			return true;
-		for (i = 0; i < s->n_mc; i++)
-			if (memcmp(frame, s->mc[i], 6) == 0)
-				return true;
-		return false;
-	}
-	for (i = 0; i < s->n_uc; i++)
-		if (memcmp(frame, s->uc[i], 6) == 0)
-			return true;
-	return false;
+	if (group && (s->allmulti || memcmp(frame, bcast, 6) == 0))
+		return true;
+	return opa_vnic_rx_mac_find(s, opa_vnic_rx_mac_key(frame, group));
 }
 
 static inline uint32_t
@@ -75,7 +67,7 @@ frame_ptype(const uint8_t *frame)
  */
 static inline bool
 rx_deliver(struct opa_vnic_rxq *q, const struct opa_vnic_snap *s, struct rte_mbuf *m,
-	   uint16_t pkey)
+	   uint16_t pkey, struct opa_vnic_burst_acc *acc)
 {
 	struct opa_vnic_rxq_stats *st = &q->stats;
 	const uint8_t *frame = rte_pktmbuf_mtod(m, const uint8_t *);
@@ -91,9 +83,7 @@ rx_deliver(struct opa_vnic_rxq *q, const struct opa_vnic_snap *s, struct rte_mbu
 		st->errors++;
 		return false;
 	}
-	st->vnic_packets++;
-	st->vnic_bytes += len + RTE_ETHER_CRC_LEN;
-	opa_vnic_count_size(st->grp, len);
+	opa_vnic_acc_kernel(acc, len);
 	if (unlikely(len > s->mtu + OPA_VNIC_VLAN_ETH_HLEN)) {
 		st->oversize++;
 		st->errors++;
@@ -104,7 +94,7 @@ rx_deliver(struct opa_vnic_rxq *q, const struct opa_vnic_snap *s, struct rte_mbu
 		st->errors++;
 		return false;
 	}
-	opa_vnic_count_class(st->grp, frame, len);
+	opa_vnic_acc_class(acc, frame, len);
 	if (!s->promisc && !mac_accept(s, frame)) {
 		st->mac_filtered++;
 		return false;
@@ -112,13 +102,25 @@ rx_deliver(struct opa_vnic_rxq *q, const struct opa_vnic_snap *s, struct rte_mbu
 	m->port = q->port_id;
 	m->packet_type = frame_ptype(frame);
 	m->hash.usr = 0;
-	st->packets++;
-	st->bytes += len;
-	if (RTE_MBUF_HAS_EXTBUF(m))
-		st->attached++;
-	else
-		st->copied++;
+	acc->packets++;
+	acc->bytes += len;
+	/* Copied is the rest: delivered minus attached, added up once per burst. */
+	acc->attached += RTE_MBUF_HAS_EXTBUF(m) ? 1 : 0;
 	return true;
+}
+
+/* The burst's counts into q's counters. */
+static inline void
+rx_acc_flush(struct opa_vnic_rxq *q, const struct opa_vnic_burst_acc *acc)
+{
+	struct opa_vnic_rxq_stats *st = &q->stats;
+
+	if (acc->kpackets == 0)
+		return;
+	st->attached += acc->attached;
+	st->copied += acc->packets - acc->attached;
+	opa_vnic_acc_flush(acc, &st->vnic_packets, &st->vnic_bytes, st->grp, &st->packets,
+			   &st->bytes);
 }
 
 /* ---- stage 1: the HFI's verdict and the 16B header ---- */
@@ -170,16 +172,28 @@ rx_target(struct opa_vnic_vport *owner, uint8_t entropy)
 	return owner->rxq[entropy % nq];
 }
 
-/* An mbuf of q's pool, from the ones allocated ahead in bulk (q's lcore only). */
+/*
+ * An mbuf of q's pool, from the ones taken ahead in bulk (q's lcore only).
+ * Taken raw and reset here in its first cache line only: an mbuf in its
+ * pool has next NULL and one segment already (DPDK's invariant), so the
+ * second line (next, tx_offload) of a copied frame is never touched.
+ */
 static inline struct rte_mbuf *
 rxq_mbuf(struct opa_vnic_rxq *q)
 {
+	struct rte_mbuf *m;
+
 	if (unlikely(q->mc_n == 0)) {
-		if (rte_pktmbuf_alloc_bulk(q->mp, q->mc, RTE_DIM(q->mc)) != 0)
+		if (rte_mempool_get_bulk(q->mp, (void **)q->mc, RTE_DIM(q->mc)) != 0)
 			return rte_pktmbuf_alloc(q->mp);
 		q->mc_n = RTE_DIM(q->mc);
 	}
-	return q->mc[--q->mc_n];
+	m = q->mc[--q->mc_n];
+	rte_pktmbuf_reset_headroom(m);
+	m->ol_flags &= RTE_MBUF_F_EXTERNAL;	/* a pool of pinned external buffers keeps it */
+	m->vlan_tci = 0;
+	m->vlan_tci_outer = 0;
+	return m;
 }
 
 void
@@ -229,12 +243,27 @@ rx_drain_ctxt(struct opa_vnic_rxq *q, const struct opa_vnic_snap *snap, struct o
 	const uint8_t *data[OPA_VNIC_BURST];
 	uint8_t tail[OPA_VNIC_BURST];
 	uint8_t hbuf[OPA_VNIC_BURST][OPA_VNIC_HDR_LEN];
+	struct opa_vnic_burst_acc acc;
 	unsigned int n, i, ndrop = 0;
 	uint16_t nb = 0;
 
 	n = hfi_rcv_poll(e->rcv, rp, RTE_MIN(max, (uint16_t)OPA_VNIC_BURST));
 	if (n == 0)
 		return 0;
+	opa_vnic_acc_init(&acc);
+	/*
+	 * Every packet's first and last eager bytes (header, tail byte) asked
+	 * for at once, before any is read: the chip's DMA leaves them cold.
+	 */
+	for (i = 0; i < n; i++) {
+		const struct hfi_rcv_pkt *p = &rp[i];
+
+		data[i] = p->use_egr ? opa_vnic_egr_data(e, p) : NULL;
+		if (data[i] != NULL) {
+			rte_prefetch0(data[i]);
+			rte_prefetch0(data[i] + p->len - e->skip - 1);
+		}
+	}
 	/*
 	 * The batch's RHFs and 16B headers in one call of the level chosen at
 	 * start (opa_vnic_vec.h). Only a bypass packet's eager place is read:
@@ -244,7 +273,6 @@ rx_drain_ctxt(struct opa_vnic_rxq *q, const struct opa_vnic_snap *snap, struct o
 		const struct hfi_rcv_pkt *p = &rp[i];
 
 		if (likely(p->use_egr && p->rcv_type == RHF_RCV_TYPE_BYPASS)) {
-			data[i] = opa_vnic_egr_data(e, p);
 			hdr[i] = rx_header(e, p, data[i], hbuf[i]);
 			if (hdr[i] == NULL)
 				hdr[i] = no_hdr;
@@ -313,7 +341,7 @@ rx_drain_ctxt(struct opa_vnic_rxq *q, const struct opa_vnic_snap *snap, struct o
 			continue;
 		}
 		if (local) {
-			if (rx_deliver(q, snap, m, mt->pkey))
+			if (rx_deliver(q, snap, m, mt->pkey, &acc))
 				out[nb++] = m;
 			else
 				drop[ndrop++] = m;
@@ -327,6 +355,7 @@ rx_drain_ctxt(struct opa_vnic_rxq *q, const struct opa_vnic_snap *snap, struct o
 		}
 	}
 	hfi_rcv_update_heads(e->rcv, e->cur);
+	rx_acc_flush(q, &acc);
 	if (ndrop != 0)
 		rte_pktmbuf_free_bulk(drop, ndrop);
 	*delivered = nb;
@@ -399,6 +428,7 @@ rx_kick_tx(const struct opa_vnic_rxq *q)
 static void
 rx_drop_stale(struct opa_vnic_rxq *q, const struct opa_vnic_snap *snap)
 {
+	struct opa_vnic_burst_acc acc;
 	struct rte_mbuf *m[OPA_VNIC_BURST];
 	unsigned int i, got, left;
 	uint16_t d;
@@ -412,8 +442,10 @@ rx_drop_stale(struct opa_vnic_rxq *q, const struct opa_vnic_snap *snap)
 						NULL);
 		if (got == 0)
 			break;
+		opa_vnic_acc_init(&acc);
 		for (i = 0; i < got; i++)
-			rx_deliver(q, snap, m[i], (uint16_t)m[i]->hash.usr);
+			rx_deliver(q, snap, m[i], (uint16_t)m[i]->hash.usr, &acc);
+		rx_acc_flush(q, &acc);
 		rte_pktmbuf_free_bulk(m, got);
 	}
 	/* rx_deliver refuses every packet of this vport: nothing lands in m[]. */
@@ -441,11 +473,17 @@ opa_vnic_rxq_recv(struct opa_vnic_rxq *q, struct rte_mbuf **pkts, uint16_t n)
 		rx_drop_stale(q, snap);
 	/* First what other lcores demultiplexed for this queue: it waits the longest. */
 	got = rte_ring_sc_dequeue_burst(q->ring, (void **)pkts, RTE_MIN(n, OPA_VNIC_BURST), NULL);
-	for (i = 0; i < got; i++) {
-		if (rx_deliver(q, snap, pkts[i], (uint16_t)pkts[i]->hash.usr))
-			pkts[nb++] = pkts[i];
-		else
-			drop[ndrop++] = pkts[i];
+	if (got != 0) {
+		struct opa_vnic_burst_acc acc;
+
+		opa_vnic_acc_init(&acc);
+		for (i = 0; i < got; i++) {
+			if (rx_deliver(q, snap, pkts[i], (uint16_t)pkts[i]->hash.usr, &acc))
+				pkts[nb++] = pkts[i];
+			else
+				drop[ndrop++] = pkts[i];
+		}
+		rx_acc_flush(q, &acc);
 	}
 	if (ndrop != 0)
 		rte_pktmbuf_free_bulk(drop, ndrop);

@@ -58,6 +58,8 @@ extern int opa_vnic_logtype;
 #define OPA_VNIC_MAX_SDMA	32	/* engines of one HFI the PMD can use (hfi1: 16) */
 #define OPA_VNIC_MAX_UC_MACS	32	/* the device address + secondary unicast */
 #define OPA_VNIC_MAX_MC_MACS	64
+/* Slots of the receive MAC filter's hash: both lists fit at most 3/8 full. */
+#define OPA_VNIC_RX_MAC_HASH	256
 #define OPA_VNIC_NUM_VESW	4096
 #define OPA_VNIC_BURST		32
 #define OPA_VNIC_DEMUX_RING	1024	/* software demux ring per rx queue */
@@ -135,12 +137,46 @@ struct opa_vnic_snap {
 	uint32_t down_gen;			/* times the vport left FORWARDING */
 	bool promisc;
 	bool allmulti;
-	uint8_t n_uc;
-	uint16_t n_mc;
-	uint8_t uc[OPA_VNIC_MAX_UC_MACS][6];
-	uint8_t mc[OPA_VNIC_MAX_MC_MACS][6];
+	/* receive MAC filter: the unicast and multicast lists (opa_vnic_rx_mac_key) */
+	uint64_t rx_mac[OPA_VNIC_RX_MAC_HASH];
 	struct opa_vnic_mac_table mac_tbl;	/* last: allocated only when not empty */
 };
+
+/*
+ * The receive filter's key of a MAC: its 48 bits, a bit that makes it
+ * non-zero (0 is an empty slot), and which list it is on, so that a frame's
+ * group bit picks the list as before (a unicast frame is matched against
+ * the unicast list only, a group frame against the multicast list only).
+ */
+static inline uint64_t
+opa_vnic_rx_mac_key(const uint8_t mac[6], bool mc_list)
+{
+	uint32_t lo;
+	uint16_t hi;
+
+	memcpy(&lo, mac, sizeof(lo));
+	memcpy(&hi, mac + 4, sizeof(hi));
+	return (uint64_t)lo | (uint64_t)hi << 32 | UINT64_C(1) << 48 |
+	       (uint64_t)mc_list << 49;
+}
+
+static inline unsigned int
+opa_vnic_rx_mac_slot(uint64_t key)
+{
+	return (unsigned int)((key * 0x9E3779B97F4A7C15ull) >> 56) & (OPA_VNIC_RX_MAC_HASH - 1);
+}
+
+/* Whether the filter holds key: a probe ends at the first empty slot (at most 3/8 full). */
+static inline bool
+opa_vnic_rx_mac_find(const struct opa_vnic_snap *s, uint64_t key)
+{
+	unsigned int i = opa_vnic_rx_mac_slot(key);
+
+	for (; s->rx_mac[i] != 0; i = (i + 1) & (OPA_VNIC_RX_MAC_HASH - 1))
+		if (s->rx_mac[i] == key)
+			return true;
+	return false;
+}
 
 /* ---- queues ---- */
 
@@ -549,18 +585,75 @@ int opa_vnic_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs, unsig
 int opa_vnic_xstats_get_names(struct rte_eth_dev *dev, struct rte_eth_xstat_name *names,
 			      unsigned int size);
 
-/* The kernel's size histogram (every counted frame) and frame classes (good frames). */
+/* The kernel's size histogram (every counted frame). */
 static inline void
 opa_vnic_count_size(uint64_t *grp, uint32_t len)
 {
 	grp[OPA_VNIC_GRP_SIZE + opa_vnic_size_bucket(len)]++;
 }
 
+/*
+ * Counts of one burst, kept on the stack and added to the queue's counters
+ * once per burst: per frame only adds into locals.
+ */
+struct opa_vnic_burst_acc {
+	/* the kernel's rx/tx_packets, bytes (without FCS), size histogram */
+	uint32_t kpackets;
+	uint64_t kbytes;
+	uint16_t size[OPA_VNIC_SIZE_NUM_BUCKETS];
+	/* the kernel's frame classes of the good frames */
+	uint32_t classed;
+	uint32_t mcast;				/* group destination address */
+	uint32_t vlan;				/* 802.1Q tag */
+	/* DPDK's: delivered or sent */
+	uint32_t packets;
+	uint64_t bytes;
+	uint32_t attached;			/* receive: delivered zero-copy */
+};
+
 static inline void
-opa_vnic_count_class(uint64_t *grp, const uint8_t *frame, uint32_t len)
+opa_vnic_acc_init(struct opa_vnic_burst_acc *a)
 {
-	grp[opa_vnic_is_mcastbcast(frame, len) ? OPA_VNIC_GRP_MCASTBCAST : OPA_VNIC_GRP_UNICAST]++;
-	grp[opa_vnic_is_vlan(frame, len) ? OPA_VNIC_GRP_VLAN : OPA_VNIC_GRP_UNTAGGED]++;
+	memset(a, 0, sizeof(*a));
+}
+
+/* A frame the kernel's counters take, counted as len bytes. */
+static inline void
+opa_vnic_acc_kernel(struct opa_vnic_burst_acc *a, uint32_t len)
+{
+	a->kpackets++;
+	a->kbytes += len;
+	a->size[opa_vnic_size_bucket(len)]++;
+}
+
+/* A good frame of len bytes starting with frame[0..14): its classes. */
+static inline void
+opa_vnic_acc_class(struct opa_vnic_burst_acc *a, const uint8_t *frame, uint32_t len)
+{
+	a->classed++;
+	a->mcast += opa_vnic_is_mcastbcast(frame, len);
+	a->vlan += opa_vnic_is_vlan(frame, len);
+}
+
+/* Into a queue's counters: the kernel's (bytes with FCS), the classes, DPDK's packets/bytes. */
+static inline void
+opa_vnic_acc_flush(const struct opa_vnic_burst_acc *a, uint64_t *vnic_packets,
+		   uint64_t *vnic_bytes, uint64_t *grp, uint64_t *packets, uint64_t *bytes)
+{
+	unsigned int b;
+
+	if (a->kpackets == 0)
+		return;
+	*vnic_packets += a->kpackets;
+	*vnic_bytes += a->kbytes + (uint64_t)a->kpackets * RTE_ETHER_CRC_LEN;
+	for (b = 0; b < OPA_VNIC_SIZE_NUM_BUCKETS; b++)
+		grp[OPA_VNIC_GRP_SIZE + b] += a->size[b];
+	grp[OPA_VNIC_GRP_MCASTBCAST] += a->mcast;
+	grp[OPA_VNIC_GRP_UNICAST] += a->classed - a->mcast;
+	grp[OPA_VNIC_GRP_VLAN] += a->vlan;
+	grp[OPA_VNIC_GRP_UNTAGGED] += a->classed - a->vlan;
+	*packets += a->packets;
+	*bytes += a->bytes;
 }
 
 /* ---- opa_vnic_ethdev.c ---- */

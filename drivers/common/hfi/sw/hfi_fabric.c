@@ -1188,9 +1188,9 @@ fab_route_9b(struct hfi_fabric *fab, int src_slot, uint16_t dlid)
 	return slot < 0 ? 0 : UINT64_C(1) << slot;
 }
 
-void
-fab_push_data_from(struct hfi_fabric *fab, struct fab_src src, uint64_t *targets,
-		   const uint8_t *pkt, uint32_t len, unsigned int flags)
+static void
+push_data(struct hfi_fabric *fab, struct fab_src src, const uint32_t *icrc, uint64_t *targets,
+	  const uint8_t *pkt, uint32_t len, unsigned int flags)
 {
 	uint64_t t = *targets;
 
@@ -1215,12 +1215,19 @@ fab_push_data_from(struct hfi_fabric *fab, struct fab_src src, uint64_t *targets
 				continue;	/* full: stays in *targets */
 			c->len = len;
 			c->src_lid = src.lid;
-			c->flags = (uint8_t)(flags & ~FAB_PKT_INJECTED);
+			c->flags = (uint8_t)(flags & ~(FAB_PKT_INJECTED | FAB_PKT_ICRC));
+			if (icrc != NULL) {
+				c->icrc = *icrc;
+				c->flags |= FAB_PKT_ICRC;
+			}
 			memcpy(c->data, pkt, len);
 			fab_data_commit(fab, c, pos);
 		}
 		if (flags & FAB_PKT_INJECTED) {
 			fab_count_ctr(src.ctr, FAB_CTR(rx_injected), 1);
+		} else if (src.acc != NULL) {
+			src.acc->pkts++;
+			src.acc->bytes += len;
 		} else {
 			fab_count_ctr(src.ctr, FAB_CTR(tx_pkts), 1);
 			fab_count_ctr(src.ctr, FAB_CTR(tx_bytes), len);
@@ -1230,10 +1237,28 @@ fab_push_data_from(struct hfi_fabric *fab, struct fab_src src, uint64_t *targets
 }
 
 void
+fab_push_data_from(struct hfi_fabric *fab, struct fab_src src, uint64_t *targets,
+		   const uint8_t *pkt, uint32_t len, unsigned int flags)
+{
+	push_data(fab, src, NULL, targets, pkt, len, flags);
+}
+
+void
 fab_push_data(struct hfi_fabric *fab, int src_slot, uint64_t *targets, const uint8_t *pkt,
 	      uint32_t len, unsigned int flags)
 {
-	fab_push_data_from(fab, fab_src_port(fab, src_slot), targets, pkt, len, flags);
+	push_data(fab, fab_src_port(fab, src_slot), NULL, targets, pkt, len, flags);
+}
+
+void
+fab_push_data_acc(struct hfi_fabric *fab, int src_slot, struct fab_tx_acc *acc,
+		  const uint32_t *icrc, uint64_t *targets, const uint8_t *pkt, uint32_t len,
+		  unsigned int flags)
+{
+	struct fab_src src = fab_src_port(fab, src_slot);
+
+	src.acc = acc;
+	push_data(fab, src, icrc, targets, pkt, len, flags);
 }
 
 /* ---- logical link states ---- */

@@ -59,7 +59,8 @@ struct fab_cell {
 	uint16_t pkey;
 	uint8_t sl;
 	uint8_t flags;
-	uint8_t pad[FAB_CELL_HDR - 32];
+	uint32_t icrc;			/* with FAB_PKT_ICRC: the ICRC the sender computed */
+	uint8_t pad[FAB_CELL_HDR - 36];
 	uint8_t data[];
 };
 
@@ -190,6 +191,28 @@ fab_count_drop(struct fab_port *p, enum hfi_drop_reason r)
 }
 
 /*
+ * Sent packets and bytes of one run of a sender that holds its own lock
+ * (an SDMA engine): plain adds per packet, one atomic add per counter when
+ * the run ends (fab_tx_acc_flush()), not two locked adds per packet.
+ */
+struct fab_tx_acc {
+	uint64_t pkts;
+	uint64_t bytes;
+};
+
+/* What a run accumulated into the port's tx counters; the accumulator starts again. */
+static inline void
+fab_tx_acc_flush(struct fab_port *p, struct fab_tx_acc *a)
+{
+	if (a->pkts == 0)
+		return;
+	fab_count(p, FAB_CTR(tx_pkts), a->pkts);
+	fab_count(p, FAB_CTR(tx_bytes), a->bytes);
+	a->pkts = 0;
+	a->bytes = 0;
+}
+
+/*
  * What the owner's device model publishes for the others (struct
  * fab_port.hw): whether its 8051 trained the link, whether its receive port
  * is enabled, and which MADs its receive contexts take as a chip does (the
@@ -312,6 +335,7 @@ void fab_mad_to_ring(struct hfi_fabric *fab, int slot, const struct hfi_capture_
 struct fab_src {
 	_Atomic uint64_t *ctr;
 	uint32_t lid;
+	struct fab_tx_acc *acc;		/* NULL: count each packet at once */
 };
 
 static inline struct fab_src
@@ -319,7 +343,7 @@ fab_src_port(struct hfi_fabric *fab, int slot)
 {
 	struct fab_port *p = fab_port(fab, slot);
 
-	return (struct fab_src){ .ctr = p->ctr, .lid = p->lid };
+	return (struct fab_src){ .ctr = p->ctr, .lid = p->lid, .acc = NULL };
 }
 
 /*
@@ -341,6 +365,15 @@ void fab_capture_mad(struct hfi_fabric *fab, const struct hfi_capture_mad *a, co
  */
 #define FAB_PKT_9B		0x1u	/* a 9B (IB-format) packet, else 16B */
 #define FAB_PKT_SC4		0x2u	/* a 9B packet's SC[4] (the PBC's DcInfo) */
+/*
+ * The cell's icrc is the CRC the sending port computed over the bytes
+ * before the ICRC slot when it inserted the ICRC (16B, InsertBypassICRC).
+ * The bytes cross the fabric unchanged, so the receiving port's check is
+ * the slot against it: one CRC per packet instead of two, and a slot
+ * corrupted on the way (PBC TestBadICRC, fault injection) is still caught.
+ * Set only by fab_push_data_acc(); never taken from the caller's flags.
+ */
+#define FAB_PKT_ICRC		0x4u
 #define FAB_PKT_INJECTED	0x80u	/* fault injection: count as injected, not sent */
 
 /*
@@ -352,6 +385,13 @@ void fab_capture_mad(struct hfi_fabric *fab, const struct hfi_capture_mad *a, co
  */
 void fab_push_data(struct hfi_fabric *fab, int src_slot, uint64_t *targets,
 		   const uint8_t *pkt, uint32_t len, unsigned int flags);
+/*
+ * fab_push_data() with the sent packets counted into acc (NULL: at once),
+ * and the ICRC the sender computed for the cells (NULL: none, FAB_PKT_ICRC).
+ */
+void fab_push_data_acc(struct hfi_fabric *fab, int src_slot, struct fab_tx_acc *acc,
+		       const uint32_t *icrc, uint64_t *targets, const uint8_t *pkt,
+		       uint32_t len, unsigned int flags);
 
 /* Claim a cell of a port's inbound packet ring (NULL: full), fill it, commit it. */
 struct fab_cell *fab_data_claim(struct hfi_fabric *fab, int slot, uint64_t *pos);

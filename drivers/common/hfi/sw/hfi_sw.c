@@ -337,6 +337,7 @@ sw_tx_send(struct hfi_sw *sw, uint64_t pbc, struct sw_tx *t)
 
 	t->targets = 0;
 	t->flags = is_9b ? FAB_PKT_9B | ((pbc & PBC_DC_INFO) ? FAB_PKT_SC4 : 0) : 0;
+	t->icrc_known = false;
 	if (atomic_load_explicit(&sw->port->link, memory_order_relaxed) != HFI_LINK_UP) {
 		tx_drop(sw, t->len, HFI_DROP_LINK_DOWN);
 		return;
@@ -354,7 +355,9 @@ sw_tx_send(struct hfi_sw *sw, uint64_t pbc, struct sw_tx *t)
 		t->len += HFI_9B_ICRC_LEN;
 		hfi_9b_icrc_insert(t->pkt, t->len);
 	} else if (pbc & PBC_INSERT_BYPASS_ICRC) {
-		hfi_icrc_insert(t->pkt, t->len);
+		t->icrc = hfi_icrc_compute(t->pkt, t->len);
+		memcpy(t->pkt + hfi_icrc_offset(t->len), &t->icrc, sizeof(t->icrc));
+		t->icrc_known = true;
 	}
 	if ((pbc & PBC_TEST_BAD_ICRC) || take_fault(&sw->fault_icrc))
 		icrc_corrupt(t->pkt, t->len, is_9b);
@@ -378,8 +381,11 @@ sw_tx_send(struct hfi_sw *sw, uint64_t pbc, struct sw_tx *t)
 	}
 	if (is_9b)
 		tx_mads(sw, t);
-	fab_push_data(sw->fab, sw->slot, &t->targets, t->pkt, t->len, t->flags);
-	t->since = fab_now_ns();
+	fab_push_data_acc(sw->fab, sw->slot, t->acc, t->icrc_known ? &t->icrc : NULL,
+			  &t->targets, t->pkt, t->len, t->flags);
+	/* The clock only for a packet held back (sw_tx_retry()): not per packet sent. */
+	if (t->targets != 0)
+		t->since = fab_now_ns();
 }
 
 /*
@@ -396,7 +402,8 @@ sw_tx_retry(struct hfi_sw *sw, struct sw_tx *t)
 
 	if (waited >= (uint64_t)SW_STALL_REAP_MS * 1000000u)
 		fab_reap_periodic(sw->fab, SW_STALL_REAP_MS);
-	fab_push_data(sw->fab, sw->slot, &t->targets, t->pkt, t->len, t->flags);
+	fab_push_data_acc(sw->fab, sw->slot, t->acc, t->icrc_known ? &t->icrc : NULL,
+			  &t->targets, t->pkt, t->len, t->flags);
 	if (waited < (uint64_t)sw->fab->hdr->cfg.hoq_life_ms * 1000000u)
 		return;
 	while (t->targets != 0) {
@@ -428,6 +435,7 @@ sdma_run(struct hfi_sw *sw, struct sw_sdma *e)
 
 	if (!try_lock(&e->busy))
 		return 0;
+	e->tx.acc = &e->tx_acc;
 	/* An engine that is not running takes the fault when it is next started. */
 	if (e->running && atomic_exchange(&e->fault_halt, 0)) {
 		sdma_halt(e, SDMA_ERR_HALT);
@@ -452,6 +460,7 @@ sdma_run(struct hfi_sw *sw, struct sw_sdma *e)
 		sdma_complete(e);
 		n++;
 	}
+	fab_tx_acc_flush(sw->port, &e->tx_acc);
 	unlock(&e->busy);
 	return n;
 }
@@ -736,8 +745,9 @@ rx_place(struct hfi_sw *sw, unsigned int ctxt, const struct rx_pkt *p)
 		cx->egr_idx = pl.idx;
 		cx->egr_used = pl.blk + pl.blocks;
 	}
-	fab_count(port, FAB_CTR(rx_pkts), 1);
-	fab_count(port, FAB_CTR(rx_bytes), len);
+	/* Under the drain lock: added to the port's counters when the drain ends. */
+	sw->rx_acc_pkts++;
+	sw->rx_acc_bytes += len;
 	if (err & RHF_ICRC_ERR)
 		fab_count(port, FAB_CTR(rx_icrc_errors), 1);
 	if (err & RHF_LEN_ERR)
@@ -745,9 +755,14 @@ rx_place(struct hfi_sw *sw, unsigned int ctxt, const struct rx_pkt *p)
 	return DELIVERED;
 }
 
-/* A 16B (bypass) packet: the port's checks, RSM or the RCV_BYPASS context. */
+/*
+ * A 16B (bypass) packet: the port's checks, RSM or the RCV_BYPASS context.
+ * icrc: the CRC the sending port computed over the packet (FAB_PKT_ICRC),
+ * or NULL when it computed none (the sender wrote the ICRC itself).
+ */
 static enum deliver_rc
-rx_deliver_16b(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, uint64_t rcv_ctrl)
+rx_deliver_16b(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, uint64_t rcv_ctrl,
+	       const uint32_t *icrc)
 {
 	struct fab_port *port = sw->port;
 	uint32_t dlid = hfi_16b_dlid(pkt);
@@ -762,8 +777,15 @@ rx_deliver_16b(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, uint64_t rcv
 	if ((rcv_ctrl & RCV_CTRL_RCV_PARTITION_KEY_ENABLE) &&
 	    !pkey_allowed(sw, hfi_16b_pkey(pkt)))
 		return rx_drop(sw, HFI_DROP_PKEY);
-	if (!hfi_icrc_check(pkt, len))
+	if (icrc != NULL) {
+		uint32_t have;
+
+		memcpy(&have, pkt + hfi_icrc_offset(len), sizeof(have));
+		if (have != *icrc)
+			p.rhf |= RHF_ICRC_ERR;
+	} else if (!hfi_icrc_check(pkt, len)) {
 		p.rhf |= RHF_ICRC_ERR;
+	}
 	if (hfi_16b_len_flits(pkt) * HFI_16B_FLIT != len)
 		p.rhf |= RHF_LEN_ERR;
 	/* RCV_BYPASS.HDR_SIZE DWs go to the entry; split mode keeps them out of the eager data. */
@@ -873,9 +895,22 @@ rx_deliver_9b(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, unsigned int 
 	return rx_place(sw, ctxt, &p);
 }
 
+/* The drain's received packets into the port's counters (drain lock held). */
+static void
+rx_acc_flush(struct hfi_sw *sw)
+{
+	if (sw->rx_acc_pkts == 0)
+		return;
+	fab_count(sw->port, FAB_CTR(rx_pkts), sw->rx_acc_pkts);
+	fab_count(sw->port, FAB_CTR(rx_bytes), sw->rx_acc_bytes);
+	sw->rx_acc_pkts = 0;
+	sw->rx_acc_bytes = 0;
+}
+
 /* Deliver one packet from the fabric. Called with the drain lock held. */
 static enum deliver_rc
-rx_deliver(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, unsigned int flags)
+rx_deliver(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, unsigned int flags,
+	   const uint32_t *icrc)
 {
 	uint64_t rcv_ctrl = atomic_load_explicit(&sw->rcv_ctrl, memory_order_relaxed);
 
@@ -885,7 +920,7 @@ rx_deliver(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, unsigned int fla
 		return rx_drop(sw, HFI_DROP_NOT_ACTIVE);
 	if (flags & FAB_PKT_9B)
 		return rx_deliver_9b(sw, pkt, len, flags, rcv_ctrl);
-	return rx_deliver_16b(sw, pkt, len, rcv_ctrl);
+	return rx_deliver_16b(sw, pkt, len, rcv_ctrl, icrc);
 }
 
 static unsigned int
@@ -898,11 +933,13 @@ rx_drain(struct hfi_sw *sw)
 	if (!try_lock(&sw->port->drain_lock))
 		return 0;
 	while (n < SW_DRAIN_BUDGET && (c = fab_data_peek(sw->fab, sw->slot, &pos)) != NULL) {
-		if (rx_deliver(sw, c->data, c->len, c->flags) == BLOCKED)
+		if (rx_deliver(sw, c->data, c->len, c->flags,
+			       (c->flags & FAB_PKT_ICRC) ? &c->icrc : NULL) == BLOCKED)
 			break;
 		fab_data_pop(sw->fab, sw->slot, c, pos);
 		n++;
 	}
+	rx_acc_flush(sw);
 	unlock(&sw->port->drain_lock);
 	return n;
 }

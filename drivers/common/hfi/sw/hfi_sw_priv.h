@@ -48,6 +48,9 @@ struct sw_tx {
 	unsigned int flags;	/* FAB_PKT_* it crosses the fabric with */
 	uint64_t targets;	/* ports it has still to reach */
 	uint64_t since;		/* when it was first held */
+	struct fab_tx_acc *acc;	/* the sender's run counts, or NULL (fab_push_data_acc) */
+	bool icrc_known;	/* icrc: what the port computed when it inserted the ICRC */
+	uint32_t icrc;
 };
 
 struct sw_sdma {
@@ -74,6 +77,7 @@ struct sw_sdma {
 	uint32_t pend_len;
 	uint32_t pend_ndesc;
 	struct sw_tx tx;
+	struct fab_tx_acc tx_acc;		/* this run's sent packets (tx.acc) */
 	uint8_t pkt[SDMA_MAX_PKT_SIZE + HFI_9B_ICRC_LEN + 1];
 };
 
@@ -133,6 +137,9 @@ struct hfi_sw {
 	_Atomic uint32_t csr_errors;		/* accesses to CSRs the model lacks */
 	_Atomic uint32_t csr_first_bad;
 	uint64_t *rcvarray;
+	/* received by the current drain (drain lock), counted when it ends */
+	uint64_t rx_acc_pkts;
+	uint64_t rx_acc_bytes;
 	_Atomic uint32_t fault_drop;
 	_Atomic uint32_t fault_icrc;
 	_Atomic uint32_t fault_ecc;		/* received packets to flag EccErr */
