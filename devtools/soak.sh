@@ -136,7 +136,7 @@ sum() { awk -v f="$2" '$1 == "summary" && $2 == "port" {
 # out: the PMD counts them in rx_fifo_errors. not_active is counted on either
 # side: none is expected here (no subnet manager, every port Active).
 fabric_drops() { awk -v lid="$(printf 'lid 0x%06x:' "$1")" -v side="$2" '
-	BEGIN { split("unknown_dlid link_down fault not_bypass no_route", a, " ")
+	BEGIN { split("unknown_dlid link_down fault not_bypass no_route receiver_gone", a, " ")
 		for (k in a) send["drop_" a[k]] = 1 }
 	index($0, "counters " lid) { for (i = 1; i < NF; i++)
 		if ($i ~ /^drop_/ && $i != "drop_hdrq_full" && $i != "drop_not_active" &&

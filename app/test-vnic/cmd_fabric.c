@@ -155,6 +155,11 @@ print_counters(const char *who, const struct hfi_port_counters *c)
 	       (unsigned long long)c->mad_pkey_drops);
 	for (r = 0; r < HFI_DROP_REASONS; r++)
 		printf(" drop_%s %llu", hfi_drop_reason_name(r), (unsigned long long)c->drops[r]);
+	/* Of those, the 9B (management) packets: only the reasons that have any. */
+	for (r = 0; r < HFI_DROP_REASONS; r++)
+		if (c->drops_9b[r] != 0)
+			printf(" mgmt_drop_%s %llu", hfi_drop_reason_name(r),
+			       (unsigned long long)c->drops_9b[r]);
 	printf("\n");
 }
 
