@@ -37,10 +37,12 @@
  * PORT" (the engine of the port's tx queue), "hdrq PORT N" (its rx
  * context), "link up|down", "icrc N" (the next N packets sent), "inject
  * PORT len|pkey|pkey-hfi N" (crafted packets from the peer's LID, which
- * must never be delivered), "starve PORT MS" (the queue is not polled).
+ * must never be delivered), "starve PORT MS" (the queue is not polled),
+ * "hold PORT N MS" (the application keeps up to N received mbufs for MS).
  *
  * test_vnic_peer --fabric SPEC --hfi swN --lid LID --peer-lid LID [--vports N]
- *                [--churn MS] [--ctl FIFO]
+ *                [--churn MS] [--ctl FIFO] [--rx-copy-max N]
+ * (--rx-copy-max: the vports' rx_copy_max devarg; 0 attaches every frame)
  */
 
 #include <errno.h>
@@ -102,10 +104,14 @@ struct port_state {
 	unsigned int reprobes;
 	uint32_t mark_seen;		/* the last mark id received */
 	bool fresh;			/* --ctl: a new peer process, numbering anew */
+	struct rte_mbuf **held;		/* --ctl hold: received mbufs the application keeps */
+	unsigned int n_held, hold_max;
+	uint64_t hold_until;
 	uint64_t starve_until;		/* --ctl: not polled before this (timer cycles) */
 };
 
 static struct port_state ports[MAX_PORTS];
+static const char *rx_copy_max;		/* --rx-copy-max: the devarg, or NULL */
 
 /*
  * The PMD's counters of frames it dropped (doc/guides/nics/opa_vnic.rst):
@@ -164,8 +170,9 @@ port_open(unsigned int i, const char *hfi, const char *fabric, uint32_t lid, uin
 	int rc;
 
 	snprintf(name, sizeof(name), "net_opa_vnic%u", i);
-	snprintf(args, sizeof(args), "%s,hfi=%s,fabric=%s,lid=%u,vport=%u", name, hfi, fabric,
-		 lid, i);
+	snprintf(args, sizeof(args), "%s,hfi=%s,fabric=%s,lid=%u,vport=%u%s%s", name, hfi, fabric,
+		 lid, i, rx_copy_max != NULL ? ",rx_copy_max=" : "",
+		 rx_copy_max != NULL ? rx_copy_max : "");
 	vnic_la_mac((uint16_t)(i + 1), peer_lid, &p->peer);
 	rc = rte_dev_probe(args);
 	if (rc == 0)
@@ -391,8 +398,27 @@ port_receive(unsigned int i)
 			}
 			p->next_seq = f->seq + 1;
 		}
-		rte_pktmbuf_free_bulk(m, n);
+		/* Held mbufs keep what they are attached to: the eager chunks run short. */
+		k = 0;
+		while (p->held != NULL && p->n_held < p->hold_max && k < n)
+			p->held[p->n_held++] = m[k++];
+		rte_pktmbuf_free_bulk(m + k, n - k);
 	} while (n == RTE_DIM(m));
+}
+
+/* The end of a hold: every mbuf back. */
+static void
+port_release_held(unsigned int i)
+{
+	struct port_state *p = &ports[i];
+
+	if (p->held == NULL)
+		return;
+	rte_pktmbuf_free_bulk(p->held, p->n_held);
+	free(p->held);
+	p->held = NULL;
+	p->n_held = 0;
+	p->hold_until = 0;
 }
 
 /* ---- --ctl: commands from the fault matrix ---- */
@@ -598,6 +624,16 @@ ctl_exec(char *line)
 	} else if (strcmp(verb, "inject") == 0 && a2 != NULL && a3 != NULL &&
 		   (rc = ctl_port(a1, &i)) == 0) {
 		rc = ctl_inject(i, a2, (unsigned int)strtoul(a3, NULL, 0));
+	} else if (strcmp(verb, "hold") == 0 && a3 != NULL && (rc = ctl_port(a1, &i)) == 0) {
+		struct port_state *p = &ports[i];
+
+		port_release_held(i);
+		p->hold_max = (unsigned int)strtoul(a2, NULL, 0);
+		p->held = calloc(p->hold_max + 1, sizeof(*p->held));
+		if (p->held == NULL)
+			rc = -ENOMEM;
+		p->hold_until = rte_get_timer_cycles() +
+				rte_get_timer_hz() * strtoul(a3, NULL, 0) / 1000;
 	} else if (strcmp(verb, "starve") == 0 && a2 != NULL && (rc = ctl_port(a1, &i)) == 0) {
 		ports[i].starve_until = rte_get_timer_cycles() +
 					rte_get_timer_hz() * strtoul(a2, NULL, 0) / 1000;
@@ -647,6 +683,7 @@ parse(int argc, char **argv, const char **fabric, const char **hfi, uint32_t *li
 		{ "vports", required_argument, NULL, 'n' },
 		{ "churn", required_argument, NULL, 'c' },
 		{ "ctl", required_argument, NULL, 'C' },
+		{ "rx-copy-max", required_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -674,6 +711,9 @@ parse(int argc, char **argv, const char **fabric, const char **hfi, uint32_t *li
 		case 'C':
 			*ctl_path = optarg;
 			break;
+		case 'R':
+			rx_copy_max = optarg;
+			break;
 		default:
 			return -1;
 		}
@@ -699,7 +739,7 @@ main(int argc, char **argv)
 
 	if (parse(argc, argv, &fabric, &hfi, &lid, &peer_lid, &nports, &churn_ms, &ctl_path) != 0) {
 		fprintf(stderr, "usage: %s --fabric SPEC --hfi swN --lid LID --peer-lid LID "
-			"[--vports 1..%d] [--churn MS] [--ctl FIFO]\n", argv[0], MAX_PORTS);
+			"[--vports 1..%d] [--churn MS] [--ctl FIFO] [--rx-copy-max N]\n", argv[0], MAX_PORTS);
 		return 2;
 	}
 	snprintf(prefix, sizeof(prefix), "--file-prefix=opa-vnic-peer-%d", (int)getpid());
@@ -773,7 +813,9 @@ main(int argc, char **argv)
 				port_send_mark(i, mp, ctl.mark);
 			else if (stop_sending && up && !ports[i].end_sent)
 				port_send_end(i, mp);
-			/* Eager-buffer starvation: the application leaves the queue alone. */
+			if (ports[i].hold_until != 0 && rte_get_timer_cycles() >= ports[i].hold_until)
+				port_release_held(i);
+			/* The application leaves the queue alone for a while. */
 			if (ports[i].starve_until == 0 ||
 			    rte_get_timer_cycles() >= ports[i].starve_until) {
 				ports[i].starve_until = 0;
@@ -786,6 +828,7 @@ main(int argc, char **argv)
 		struct port_state *p = &ports[i];
 		uint64_t rx_drops, tx_drops;
 
+		port_release_held(i);
 		rte_eth_dev_callback_unregister(p->id, RTE_ETH_EVENT_INTR_LSC, on_lsc, p);
 		rte_eth_dev_stop(p->id);
 		/* After the stop: what its queues held is counted too. */
