@@ -38,11 +38,13 @@
  * context), "link up|down", "icrc N" (the next N packets sent), "inject
  * PORT len|pkey|pkey-hfi N" (crafted packets from the peer's LID, which
  * must never be delivered), "starve PORT MS" (the queue is not polled),
- * "hold PORT N MS" (the application keeps up to N received mbufs for MS).
+ * "hold PORT MS" (the application keeps every mbuf the port receives until
+ * the pool is empty, and MS milliseconds more; "port i: pool empty" then
+ * "port i: held mbufs freed").
  *
  * test_vnic_peer --fabric SPEC --hfi swN --lid LID --peer-lid LID [--vports N]
- *                [--churn MS] [--ctl FIFO] [--rx-copy-max N]
- * (--rx-copy-max: the vports' rx_copy_max devarg; 0 attaches every frame)
+ *                [--churn MS] [--ctl FIFO] [--devargs K=V,...]
+ * (--devargs: more devargs for every vport, e.g. rx_copy_max=0, mad_rate=N)
  */
 
 #include <errno.h>
@@ -106,12 +108,13 @@ struct port_state {
 	bool fresh;			/* --ctl: a new peer process, numbering anew */
 	struct rte_mbuf **held;		/* --ctl hold: received mbufs the application keeps */
 	unsigned int n_held, hold_max;
+	uint64_t hold_ms;		/* held for this long once the pool ran dry */
 	uint64_t hold_until;
 	uint64_t starve_until;		/* --ctl: not polled before this (timer cycles) */
 };
 
 static struct port_state ports[MAX_PORTS];
-static const char *rx_copy_max;		/* --rx-copy-max: the devarg, or NULL */
+static const char *extra_args;		/* --devargs: appended to every vport's, or NULL */
 
 /*
  * The PMD's counters of frames it dropped (doc/guides/nics/opa_vnic.rst):
@@ -171,8 +174,7 @@ port_open(unsigned int i, const char *hfi, const char *fabric, uint32_t lid, uin
 
 	snprintf(name, sizeof(name), "net_opa_vnic%u", i);
 	snprintf(args, sizeof(args), "%s,hfi=%s,fabric=%s,lid=%u,vport=%u%s%s", name, hfi, fabric,
-		 lid, i, rx_copy_max != NULL ? ",rx_copy_max=" : "",
-		 rx_copy_max != NULL ? rx_copy_max : "");
+		 lid, i, extra_args != NULL ? "," : "", extra_args != NULL ? extra_args : "");
 	vnic_la_mac((uint16_t)(i + 1), peer_lid, &p->peer);
 	rc = rte_dev_probe(args);
 	if (rc == 0)
@@ -354,9 +356,16 @@ port_receive(unsigned int i)
 	do {
 		n = rte_eth_rx_burst(p->id, 0, m, RTE_DIM(m));
 		for (k = 0; k < n; k++) {
-			const struct peer_frame *f = rte_pktmbuf_mtod(m[k], const struct peer_frame *);
+			struct peer_frame fr;
+			const struct peer_frame *f = &fr;
 
-			if (m[k]->pkt_len < sizeof(*f) || f->port != i ||
+			/* A copy: a frame attached zero-copy starts 4-byte aligned. */
+			if (m[k]->data_len < sizeof(fr)) {
+				p->foreign++;
+				continue;
+			}
+			memcpy(&fr, rte_pktmbuf_mtod(m[k], const void *), sizeof(fr));
+			if (f->port != i ||
 			    (f->magic != PEER_MAGIC && f->magic != PEER_END_MAGIC &&
 			     f->magic != PEER_MARK_MAGIC)) {
 				p->foreign++;
@@ -482,7 +491,7 @@ ctl_inject(unsigned int i, const char *kind, unsigned int n)
 	struct opa_vnic_hdr_fields h = { 0 };
 	struct rte_pmd_opa_vnic_info info;
 	uint8_t pkt[OPA_VNIC_HDR_LEN + 64 + OPA_VNIC_ICRC_TAIL_LEN + 8] = { 0 };
-	struct peer_frame *f = (struct peer_frame *)(pkt + OPA_VNIC_HDR_LEN);
+	struct peer_frame fr = { 0 }, *f = &fr;	/* copied in: 4-byte aligned there */
 	uint32_t flen = 64, pad = -(flen + OPA_VNIC_HDR_LEN + OPA_VNIC_ICRC_TAIL_LEN) & 7;
 	uint32_t tot = OPA_VNIC_HDR_LEN + flen + pad + OPA_VNIC_ICRC_TAIL_LEN;
 	struct hfi_dev *dev = port_hfi(i);
@@ -514,6 +523,7 @@ ctl_inject(unsigned int i, const char *kind, unsigned int n)
 	else
 		return -EINVAL;
 	opa_vnic_hdr_build(&h, pkt);
+	memcpy(pkt + OPA_VNIC_HDR_LEN, &fr, sizeof(fr));
 	pkt[tot - 1] = (uint8_t)pad;
 	for (k = 0; k < n; k++) {
 		rc = hfi_fault_inject_rx(dev, pkt, tot, HFI_INJECT_SET_ICRC);
@@ -624,16 +634,15 @@ ctl_exec(char *line)
 	} else if (strcmp(verb, "inject") == 0 && a2 != NULL && a3 != NULL &&
 		   (rc = ctl_port(a1, &i)) == 0) {
 		rc = ctl_inject(i, a2, (unsigned int)strtoul(a3, NULL, 0));
-	} else if (strcmp(verb, "hold") == 0 && a3 != NULL && (rc = ctl_port(a1, &i)) == 0) {
+	} else if (strcmp(verb, "hold") == 0 && a2 != NULL && (rc = ctl_port(a1, &i)) == 0) {
 		struct port_state *p = &ports[i];
 
 		port_release_held(i);
-		p->hold_max = (unsigned int)strtoul(a2, NULL, 0);
-		p->held = calloc(p->hold_max + 1, sizeof(*p->held));
+		p->hold_max = ctl.mp->size;
+		p->held = calloc(p->hold_max, sizeof(*p->held));
 		if (p->held == NULL)
 			rc = -ENOMEM;
-		p->hold_until = rte_get_timer_cycles() +
-				rte_get_timer_hz() * strtoul(a3, NULL, 0) / 1000;
+		p->hold_ms = strtoul(a2, NULL, 0);
 	} else if (strcmp(verb, "starve") == 0 && a2 != NULL && (rc = ctl_port(a1, &i)) == 0) {
 		ports[i].starve_until = rte_get_timer_cycles() +
 					rte_get_timer_hz() * strtoul(a2, NULL, 0) / 1000;
@@ -683,7 +692,7 @@ parse(int argc, char **argv, const char **fabric, const char **hfi, uint32_t *li
 		{ "vports", required_argument, NULL, 'n' },
 		{ "churn", required_argument, NULL, 'c' },
 		{ "ctl", required_argument, NULL, 'C' },
-		{ "rx-copy-max", required_argument, NULL, 'R' },
+		{ "devargs", required_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -711,8 +720,8 @@ parse(int argc, char **argv, const char **fabric, const char **hfi, uint32_t *li
 		case 'C':
 			*ctl_path = optarg;
 			break;
-		case 'R':
-			rx_copy_max = optarg;
+		case 'D':
+			extra_args = optarg;
 			break;
 		default:
 			return -1;
@@ -739,7 +748,7 @@ main(int argc, char **argv)
 
 	if (parse(argc, argv, &fabric, &hfi, &lid, &peer_lid, &nports, &churn_ms, &ctl_path) != 0) {
 		fprintf(stderr, "usage: %s --fabric SPEC --hfi swN --lid LID --peer-lid LID "
-			"[--vports 1..%d] [--churn MS] [--ctl FIFO] [--rx-copy-max N]\n", argv[0], MAX_PORTS);
+			"[--vports 1..%d] [--churn MS] [--ctl FIFO] [--devargs K=V,...]\n", argv[0], MAX_PORTS);
 		return 2;
 	}
 	snprintf(prefix, sizeof(prefix), "--file-prefix=opa-vnic-peer-%d", (int)getpid());
@@ -813,8 +822,18 @@ main(int argc, char **argv)
 				port_send_mark(i, mp, ctl.mark);
 			else if (stop_sending && up && !ports[i].end_sent)
 				port_send_end(i, mp);
-			if (ports[i].hold_until != 0 && rte_get_timer_cycles() >= ports[i].hold_until)
+			if (ports[i].held != NULL && ports[i].hold_until == 0 &&
+			    rte_mempool_avail_count(mp) == 0) {
+				ports[i].hold_until = rte_get_timer_cycles() +
+						      rte_get_timer_hz() * ports[i].hold_ms / 1000;
+				printf("port %u: pool empty, %u mbufs held\n", i, ports[i].n_held);
+				fflush(stdout);
+			}
+			if (ports[i].hold_until != 0 && rte_get_timer_cycles() >= ports[i].hold_until) {
 				port_release_held(i);
+				printf("port %u: held mbufs freed\n", i);
+				fflush(stdout);
+			}
 			/* The application leaves the queue alone for a while. */
 			if (ports[i].starve_until == 0 ||
 			    rte_get_timer_cycles() >= ports[i].starve_until) {
