@@ -221,11 +221,16 @@ checks() {
 			{ echo "FAIL: $c: $p: mbufs missing: $(grep pool: "$f")"; fail=1; }
 	done
 }
-# moved ID PEER COUNTER [MIN]: the PMD counter of a peer moved by at least MIN
+# moved ID PEER COUNTER [MIN|=N]: the PMD counter of a peer moved by at
+# least MIN (1), or by exactly N
 moved() {
-	local v
+	local v want=${4:-1}
 	v=$(($(field "$tmp/$2.stats.$1" "$3") - $(field "$tmp/$2.stats.$prev" "$3")))
-	[ "$v" -ge "${4:-1}" ] || { echo "FAIL: $2: $3 moved by $v, expected ${4:-1}"; fail=1; }
+	if [[ $want == =* ]]; then
+		[ "$v" = "${want#=}" ] || { echo "FAIL: $2: $3 moved by $v, expected ${want#=}"; fail=1; }
+	else
+		[ "$v" -ge "$want" ] || { echo "FAIL: $2: $3 moved by $v, expected $want"; fail=1; }
+	fi
 }
 # fab_moved ID LID COUNTER N: a fabric counter at LID moved by exactly N
 fab_moved() {
@@ -273,7 +278,7 @@ prev=$id
 id=$((id + 1)); resume a b; sleep 0.2
 ctl b "hdrq 1 200"
 sleep "$secs"; checkpoint $id
-moved $id b rx_fifo_errors 200
+moved $id b rx_fifo_errors =200
 end_case $id hdrq-overflow "200 packets for b's vport 1 find its header queue full (hfi_fault_hdrq_overflow)"
 prev=$id
 
@@ -310,8 +315,8 @@ ctl b "inject 0 len 40"
 ctl b "inject 1 pkey 40"
 ctl b "inject 2 pkey-hfi 40"
 sleep "$secs"; checkpoint $id
-moved $id b rx_len_field_errors 40
-moved $id b rx_pkey_errors 40
+moved $id b rx_len_field_errors =40
+moved $id b rx_pkey_errors =40
 fab_moved $id 2 drop_pkey 40
 EXTRA_B=120
 end_case $id len-pkey "40 packets each into b's HFI: LEN one flit long, the full management P_Key (not the vswitch's), a P_Key the HFI lacks"
