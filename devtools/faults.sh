@@ -282,12 +282,12 @@ moved $id b rx_fifo_errors =200
 end_case $id hdrq-overflow "200 packets for b's vport 1 find its header queue full (hfi_fault_hdrq_overflow)"
 prev=$id
 
-# A queue not polled: b's port 2 for 500 ms under traffic (its header queue fills)
+# A queue not polled: b's port 2 for 1 s under traffic (its header queue fills)
 id=$((id + 1)); resume a b; sleep 0.2
-ctl b "starve 2 500"
+ctl b "starve 2 1000"
 sleep "$secs"; checkpoint $id
 moved $id b rx_fifo_errors 1
-end_case $id rx-unpolled "b's application leaves vport 2's queue unpolled for 500 ms"
+end_case $id rx-unpolled "b's application leaves vport 2's queue unpolled for 1 s"
 prev=$id
 
 # Buffer starvation: b's application keeps every mbuf vport 3 receives until
