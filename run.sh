@@ -8,6 +8,7 @@
 # ./run.sh fuzz [S] [T..] run the libFuzzer targets (or only T..) for S seconds each (default 60)
 # ./run.sh bench [..] benchmarks beside baselines run side by side (devtools/bench.sh --help)
 # ./run.sh soak [M]   M minutes (default 10) of traffic under churn, every frame accounted for
+# ./run.sh faults [S] the fault matrix over a shm: fabric, S seconds of traffic per case (default 3)
 #
 # Build trees: build/ (default), build-asan/ (ASan+UBSan: unit, EAL and e2e suites), build-fuzz/
 # (clang), build-dpdk<version>/ (against the DPDK 24.11 of OPA_VNIC_DPDK_SRC, when set).
@@ -92,6 +93,11 @@ cmd_soak() {
 	"$OPA_TOP/devtools/soak.sh" "$BUILD" "${1:-10}"
 }
 
+cmd_faults() {
+	opa_setup "$BUILD"
+	"$OPA_TOP/devtools/faults.sh" "$BUILD" "${1:-3}"
+}
+
 cmd_bench() {
 	opa_setup "$BUILD"
 	"$OPA_TOP/devtools/bench.sh" --build "$BUILD" "$@"
@@ -104,8 +110,9 @@ test) cmd_test ;;
 fuzz) shift; cmd_fuzz "$@" ;;
 bench) shift; cmd_bench "$@" ;;
 soak) shift; cmd_soak "$@" ;;
+faults) shift; cmd_faults "$@" ;;
 *)
-	sed -n '4,11p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '4,12p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 	;;
 esac

@@ -134,13 +134,17 @@ sum() { awk -v f="$2" '$1 == "summary" && $2 == "port" {
 # fabric_drops LID send|recv: what the fabric counted at the port, on the side
 # where each reason is counted (hfi_fabric.h). Header-queue overflows are left
 # out: the PMD counts them in rx_fifo_errors. not_active is counted on either
-# side: none is expected here (no subnet manager, every port Active).
+# side: none is expected here (no subnet manager, every port Active). The 9B
+# share of a counter (mgmt_drop_*) is management packets, not frames.
 fabric_drops() { awk -v lid="$(printf 'lid 0x%06x:' "$1")" -v side="$2" '
-	BEGIN { split("unknown_dlid link_down fault not_bypass no_route", a, " ")
+	BEGIN { split("unknown_dlid link_down fault not_bypass no_route receiver_gone", a, " ")
 		for (k in a) send["drop_" a[k]] = 1 }
-	index($0, "counters " lid) { for (i = 1; i < NF; i++)
+	index($0, "counters " lid) { for (i = 1; i < NF; i++) {
 		if ($i ~ /^drop_/ && $i != "drop_hdrq_full" && $i != "drop_not_active" &&
-		    (side == "send") == ($i in send)) s += $(i + 1) } END { print s + 0 }' \
+		    (side == "send") == ($i in send)) s += $(i + 1)
+		if ($i ~ /^mgmt_drop_/ && $i != "mgmt_drop_hdrq_full" &&
+		    $i != "mgmt_drop_not_active" && (side == "send") == (substr($i, 6) in send))
+			s -= $(i + 1) } } END { print s + 0 }' \
 	"$tmp/fabric.txt"; }
 not_active=$(awk '{ for (i = 1; i < NF; i++) if ($i == "drop_not_active") s += $(i + 1) }
 	END { print s + 0 }' "$tmp/fabric.txt")

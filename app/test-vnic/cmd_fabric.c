@@ -11,6 +11,7 @@
  *   link SPEC LID up|down                              change a port's link state
  *   exchange ...                                       traffic between two processes
  *   capture --out FILE [--count N]                     write a sample capture
+ *   mad-flood --fabric F --lid L --to LID ...          a rogue port's VEMA requests
  */
 
 #include <errno.h>
@@ -27,6 +28,7 @@
 #include "hfi_mad.h"
 #include "test_vnic.h"
 #include "test_vnic_cmds.h"
+#include "vema_mad.h"
 
 #define EXCHANGE_TIMEOUT_S	120
 #define PEER_WAIT_S		20
@@ -56,6 +58,10 @@ fabric_usage(FILE *out)
 		"  capture --out FILE [--count N]\n"
 		"                  send N Ethernet/IPv4/UDP frames [8] and a VEMA MAD exchange\n"
 		"                  across the in-process fabric and capture them to FILE\n"
+		"  mad-flood --fabric FABRIC --lid L --to LID [--rate N] [--seconds S]\n"
+		"                  a rogue management port with LID L sends VEMA Get\n"
+		"                  ClassPortInfo to LID at N MADs per second [20000] for S\n"
+		"                  seconds [2], reads what comes back, prints both counts\n"
 		"FABRIC is NAME (in-process) or shm:NAME.\n");
 }
 
@@ -155,6 +161,11 @@ print_counters(const char *who, const struct hfi_port_counters *c)
 	       (unsigned long long)c->mad_pkey_drops);
 	for (r = 0; r < HFI_DROP_REASONS; r++)
 		printf(" drop_%s %llu", hfi_drop_reason_name(r), (unsigned long long)c->drops[r]);
+	/* Of those, the 9B (management) packets: only the reasons that have any. */
+	for (r = 0; r < HFI_DROP_REASONS; r++)
+		if (c->drops_9b[r] != 0)
+			printf(" mgmt_drop_%s %llu", hfi_drop_reason_name(r),
+			       (unsigned long long)c->drops_9b[r]);
 	printf("\n");
 }
 
@@ -736,6 +747,99 @@ cmd_capture(int argc, char **argv)
 	return 0;
 }
 
+/* ---- mad-flood ---- */
+
+#define FLOOD_BURST	100
+
+static int
+cmd_mad_flood(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "fabric", required_argument, NULL, 'f' },
+		{ "lid", required_argument, NULL, 'l' },
+		{ "to", required_argument, NULL, 't' },
+		{ "rate", required_argument, NULL, 'r' },
+		{ "seconds", required_argument, NULL, 's' },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned long lid = 0, to_lid = 0, rate = 20000, secs = 2;
+	uint8_t req[VEMA_MAD_SIZE] = { 0 }, resp[VEMA_MAD_SIZE];
+	uint64_t sent = 0, answered = 0, refused = 0;
+	const char *fabric = NULL;
+	struct hfi_dev_params p;
+	struct hfi_mad_addr to, from;
+	struct hfi_dev *dev;
+	double t0, next;
+	size_t len;
+	int opt, rc = 0;
+	unsigned int i;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'f':
+			fabric = optarg;
+			break;
+		case 'l':
+			rc |= parse_uint("--lid", optarg, 1, HFI_LID_UCAST_MAX, &lid);
+			break;
+		case 't':
+			rc |= parse_uint("--to", optarg, 1, HFI_LID_UCAST_MAX, &to_lid);
+			break;
+		case 'r':
+			rc |= parse_uint("--rate", optarg, 1, 1000000, &rate);
+			break;
+		case 's':
+			rc |= parse_uint("--seconds", optarg, 1, 3600, &secs);
+			break;
+		default:
+			fabric_usage(stderr);
+			return 2;
+		}
+	}
+	if (rc != 0)
+		return 2;
+	if (fabric == NULL || lid == 0 || to_lid == 0 || optind != argc) {
+		fprintf(stderr, "fabric mad-flood: --fabric, --lid and --to are required\n");
+		return 2;
+	}
+	/* A management port, as an EM's would be: the VEMA agent judges it by rate alone. */
+	hfi_dev_params_init(&p);
+	p.fabric = fabric;
+	p.role = HFI_ROLE_MGMT;
+	p.lid = (uint32_t)lid;
+	rc = hfi_dev_open("sw0", &p, &dev);
+	if (rc != 0)
+		return fail("mad-flood", rc);
+	to = (struct hfi_mad_addr){ .lid = (uint32_t)to_lid, .qpn = HFI_QP1,
+				    .qkey = HFI_GSI_QKEY };
+	t0 = now_s();
+	next = t0;
+	while (now_s() - t0 < (double)secs) {
+		for (i = 0; i < FLOOD_BURST; i++) {
+			vema_mad_header(req, VEMA_METHOD_GET, 0xbad0000000000000ull + sent,
+					VEMA_ATTR_CLASS_PORT_INFO, 0);
+			rc = hfi_mad_send(dev, &to, req, sizeof(req));
+			if (rc == 0)
+				sent++;
+			else
+				refused++;
+		}
+		/* Answers are read so that the rogue's own context never fills. */
+		while (hfi_mad_recv(dev, &from, resp, &len, 0) == 0)
+			answered++;
+		next += (double)FLOOD_BURST / (double)rate;
+		while (now_s() < next)
+			usleep(500);
+	}
+	while (hfi_mad_recv(dev, &from, resp, &len, 100) == 0)
+		answered++;
+	printf("mad-flood: LID 0x%lx -> 0x%lx: %llu sent, %llu not taken by the fabric, "
+	       "%llu answered in %lu s\n", lid, to_lid, (unsigned long long)sent,
+	       (unsigned long long)refused, (unsigned long long)answered, secs);
+	hfi_dev_close(dev);
+	return sent > 0 ? 0 : 1;
+}
+
 int
 cmd_fabric(int argc, char **argv)
 {
@@ -770,6 +874,8 @@ cmd_fabric(int argc, char **argv)
 		return cmd_exchange(argc - 1, argv + 1);
 	if (strcmp(sub, "capture") == 0)
 		return cmd_capture(argc - 1, argv + 1);
+	if (strcmp(sub, "mad-flood") == 0)
+		return cmd_mad_flood(argc - 1, argv + 1);
 	fprintf(stderr, "fabric: unknown subcommand '%s'\n", sub);
 	fabric_usage(stderr);
 	return 2;

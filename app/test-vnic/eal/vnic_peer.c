@@ -24,10 +24,31 @@
  * transmit, over every incarnation of the vport) and whether the pool got
  * every mbuf back, so that the soak can account for every frame.
  *
+ * With --ctl FIFO (the fault matrix, devtools/faults.sh), the process reads
+ * commands from the named pipe FIFO, one a line, "TAG VERB [ARGS]", and
+ * answers each with a line "ctl TAG ok|error ...": faults on its own HFI
+ * (hfi_fault.h), checkpoints and counters. A checkpoint: "mark ID" stops
+ * the data frames and sends, every 20 ms, a mark frame carrying ID and the
+ * number of frames sent; the receiving port prints "port i: mark ID" the
+ * first time, and since a vport's frames arrive in order, every frame sent
+ * before it has then arrived or been counted as dropped. "stats" then gives
+ * the counts; "resume" sends data frames again; "new-peer" takes the next
+ * frame of each port as the first of a new peer process. Faults: "halt-sdma
+ * PORT" (the engine of the port's tx queue), "hdrq PORT N" (its rx
+ * context), "link up|down", "icrc N" (the next N packets sent), "inject
+ * PORT len|pkey|pkey-hfi N" (crafted packets from the peer's LID, which
+ * must never be delivered), "starve PORT MS" (the queue is not polled),
+ * "hold PORT MS" (the application keeps every mbuf the port receives until
+ * the pool is empty, and MS milliseconds more; "port i: pool empty" then
+ * "port i: held mbufs freed").
+ *
  * test_vnic_peer --fabric SPEC --hfi swN --lid LID --peer-lid LID [--vports N]
- *                [--churn MS]
+ *                [--churn MS] [--ctl FIFO] [--devargs K=V,...]
+ * (--devargs: more devargs for every vport, e.g. rx_copy_max=0, mad_rate=N)
  */
 
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -45,12 +66,18 @@
 #include <rte_mbuf.h>
 
 #include "eal_env.h"
+#include "hfi_fault.h"
+#include "opa_vnic_encap.h"
+#include "opa_vnic_ethdev.h"
+#include "rte_pmd_opa_vnic.h"
 #include "vnic_la_mac.h"
 
 #define MAX_PORTS	4
 #define BURST		8
 #define PEER_MAGIC	0x50454552u	/* "PEER" */
 #define PEER_END_MAGIC	0x454e4421u	/* "END!": seq is the number of frames sent */
+#define PEER_MARK_MAGIC	0x4d41524bu	/* "MARK": seq is the number sent, mark the id */
+#define PEER_BAD_MAGIC	0x42414421u	/* "BAD!": injected, must never be delivered */
 #define PEER_MILESTONE	1000		/* frames received: reported once */
 #define PEER_ETHERTYPE	0x88b5		/* local experimental */
 
@@ -59,6 +86,7 @@ struct peer_frame {
 	uint32_t magic;
 	uint32_t port;
 	uint64_t seq;
+	uint32_t mark;
 };
 
 struct port_state {
@@ -76,9 +104,17 @@ struct port_state {
 	struct rte_ether_addr extra[3];	/* --churn: unicast MACs added, oldest first */
 	unsigned int n_extra;
 	unsigned int reprobes;
+	uint32_t mark_seen;		/* the last mark id received */
+	bool fresh;			/* --ctl: a new peer process, numbering anew */
+	struct rte_mbuf **held;		/* --ctl hold: received mbufs the application keeps */
+	unsigned int n_held, hold_max;
+	uint64_t hold_ms;		/* held for this long once the pool ran dry */
+	uint64_t hold_until;
+	uint64_t starve_until;		/* --ctl: not polled before this (timer cycles) */
 };
 
 static struct port_state ports[MAX_PORTS];
+static const char *extra_args;		/* --devargs: appended to every vport's, or NULL */
 
 /*
  * The PMD's counters of frames it dropped (doc/guides/nics/opa_vnic.rst):
@@ -137,8 +173,8 @@ port_open(unsigned int i, const char *hfi, const char *fabric, uint32_t lid, uin
 	int rc;
 
 	snprintf(name, sizeof(name), "net_opa_vnic%u", i);
-	snprintf(args, sizeof(args), "%s,hfi=%s,fabric=%s,lid=%u,vport=%u", name, hfi, fabric,
-		 lid, i);
+	snprintf(args, sizeof(args), "%s,hfi=%s,fabric=%s,lid=%u,vport=%u%s%s", name, hfi, fabric,
+		 lid, i, extra_args != NULL ? "," : "", extra_args != NULL ? extra_args : "");
 	vnic_la_mac((uint16_t)(i + 1), peer_lid, &p->peer);
 	rc = rte_dev_probe(args);
 	if (rc == 0)
@@ -295,6 +331,21 @@ port_send_end(unsigned int i, struct rte_mempool *mp)
 		rte_pktmbuf_free(m);
 }
 
+/* A checkpoint: a mark frame after the last data frame, sent again until resumed. */
+static void
+port_send_mark(unsigned int i, struct rte_mempool *mp, uint32_t mark)
+{
+	struct port_state *p = &ports[i];
+	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+
+	if (m == NULL)
+		return;
+	frame_fill(i, m, PEER_MARK_MAGIC, p->sent);
+	rte_pktmbuf_mtod(m, struct peer_frame *)->mark = mark;
+	if (rte_eth_tx_burst(p->id, 0, &m, 1) != 1)
+		rte_pktmbuf_free(m);
+}
+
 static void
 port_receive(unsigned int i)
 {
@@ -305,11 +356,28 @@ port_receive(unsigned int i)
 	do {
 		n = rte_eth_rx_burst(p->id, 0, m, RTE_DIM(m));
 		for (k = 0; k < n; k++) {
-			const struct peer_frame *f = rte_pktmbuf_mtod(m[k], const struct peer_frame *);
+			struct peer_frame fr;
+			const struct peer_frame *f = &fr;
 
-			if (m[k]->pkt_len < sizeof(*f) || f->port != i ||
-			    (f->magic != PEER_MAGIC && f->magic != PEER_END_MAGIC)) {
+			/* A copy: a frame attached zero-copy starts 4-byte aligned. */
+			if (m[k]->data_len < sizeof(fr)) {
 				p->foreign++;
+				continue;
+			}
+			memcpy(&fr, rte_pktmbuf_mtod(m[k], const void *), sizeof(fr));
+			if (f->port != i ||
+			    (f->magic != PEER_MAGIC && f->magic != PEER_END_MAGIC &&
+			     f->magic != PEER_MARK_MAGIC)) {
+				p->foreign++;
+				continue;
+			}
+			if (f->magic == PEER_MARK_MAGIC) {
+				if (f->mark != p->mark_seen) {
+					p->mark_seen = f->mark;
+					printf("port %u: mark %u after %" PRIu64 " frames\n", i,
+					       f->mark, f->seq);
+					fflush(stdout);
+				}
 				continue;
 			}
 			if (f->magic == PEER_END_MAGIC) {
@@ -317,10 +385,12 @@ port_receive(unsigned int i)
 				fflush(stdout);
 				continue;
 			}
-			if (p->received++ == 0) {
+			if (p->received++ == 0 || p->fresh) {
 				printf("port %u: first frame\n", i);
 				fflush(stdout);
-				p->first_seq = f->seq;
+				if (p->received == 1)
+					p->first_seq = f->seq;
+				p->fresh = false;
 			} else if (f->seq != p->next_seq) {
 				p->out_of_order++;
 				if (f->seq < p->next_seq && p->backwards++ < 8) {
@@ -337,13 +407,282 @@ port_receive(unsigned int i)
 			}
 			p->next_seq = f->seq + 1;
 		}
-		rte_pktmbuf_free_bulk(m, n);
+		/* Held mbufs keep what they are attached to: the eager chunks run short. */
+		k = 0;
+		while (p->held != NULL && p->n_held < p->hold_max && k < n)
+			p->held[p->n_held++] = m[k++];
+		rte_pktmbuf_free_bulk(m + k, n - k);
 	} while (n == RTE_DIM(m));
+}
+
+/* The end of a hold: every mbuf back. */
+static void
+port_release_held(unsigned int i)
+{
+	struct port_state *p = &ports[i];
+
+	if (p->held == NULL)
+		return;
+	rte_pktmbuf_free_bulk(p->held, p->n_held);
+	free(p->held);
+	p->held = NULL;
+	p->n_held = 0;
+	p->hold_until = 0;
+}
+
+/* ---- --ctl: commands from the fault matrix ---- */
+
+static struct {
+	int fd;
+	char buf[512];
+	size_t len;
+	bool paused;		/* no data frames */
+	uint32_t mark;		/* mark frames with this id while paused (0: none) */
+	uint64_t next_mark;
+	uint32_t lid, peer_lid;
+	unsigned int nports;
+	struct rte_mempool *mp;
+} ctl = { .fd = -1 };
+
+static struct hfi_dev *
+port_hfi(unsigned int i)
+{
+	struct opa_vnic_vport *vp = opa_vnic_vport_of_port(ports[i].id);
+
+	return vp != NULL ? vp->hfi->dev : NULL;
+}
+
+/* The VEMA agent's count of requests over the per-source rate (the port's dump). */
+static uint64_t
+vema_rate_limited(uint16_t port_id)
+{
+	char *text = NULL, *at;
+	size_t len = 0;
+	uint64_t v = UINT64_MAX;
+	FILE *f = open_memstream(&text, &len);
+
+	if (f == NULL)
+		return v;
+	if (rte_eth_dev_priv_dump(port_id, f) != 0) {
+		fclose(f);
+		free(text);
+		return v;
+	}
+	fclose(f);
+	at = strstr(text, " over the source rate");
+	if (at != NULL) {
+		while (at > text && at[-1] >= '0' && at[-1] <= '9')
+			at--;
+		v = strtoull(at, NULL, 10);
+	}
+	free(text);
+	return v;
+}
+
+/*
+ * n crafted packets to vport i from the peer's LID, as the fabric would
+ * bring them: "len" with a LEN one flit too long, "pkey" with the full
+ * management P_Key (in the HFI's table, not the vswitch's), "pkey-hfi" with
+ * a P_Key the HFI does not hold. None may reach the application.
+ */
+static int
+ctl_inject(unsigned int i, const char *kind, unsigned int n)
+{
+	struct opa_vnic_hdr_fields h = { 0 };
+	struct rte_pmd_opa_vnic_info info;
+	uint8_t pkt[OPA_VNIC_HDR_LEN + 64 + OPA_VNIC_ICRC_TAIL_LEN + 8] = { 0 };
+	struct peer_frame fr = { 0 }, *f = &fr;	/* copied in: 4-byte aligned there */
+	uint32_t flen = 64, pad = -(flen + OPA_VNIC_HDR_LEN + OPA_VNIC_ICRC_TAIL_LEN) & 7;
+	uint32_t tot = OPA_VNIC_HDR_LEN + flen + pad + OPA_VNIC_ICRC_TAIL_LEN;
+	struct hfi_dev *dev = port_hfi(i);
+	unsigned int k;
+	int rc;
+
+	rc = rte_pmd_opa_vnic_get_info(ports[i].id, &info);
+	if (rc != 0 || dev == NULL)
+		return rc != 0 ? rc : -ENODEV;
+	rte_eth_macaddr_get(ports[i].id, &f->eth.dst_addr);
+	f->eth.src_addr = ports[i].peer;
+	f->eth.ether_type = rte_cpu_to_be_16(PEER_ETHERTYPE);
+	f->magic = PEER_BAD_MAGIC;
+	f->port = i;
+	h.slid = ctl.peer_lid;
+	h.dlid = ctl.lid;
+	h.pkey = info.pkey;
+	h.vesw_id = info.vesw_id;
+	h.l2 = OPA_VNIC_L2_16B;
+	h.lt = 1;
+	h.l4 = OPA_VNIC_L4_ETHR;
+	h.len = (uint16_t)(tot / 8);
+	if (strcmp(kind, "len") == 0)
+		h.len++;
+	else if (strcmp(kind, "pkey") == 0)
+		h.pkey = 0xffff;
+	else if (strcmp(kind, "pkey-hfi") == 0)
+		h.pkey = 0x1234;
+	else
+		return -EINVAL;
+	opa_vnic_hdr_build(&h, pkt);
+	memcpy(pkt + OPA_VNIC_HDR_LEN, &fr, sizeof(fr));
+	pkt[tot - 1] = (uint8_t)pad;
+	for (k = 0; k < n; k++) {
+		rc = hfi_fault_inject_rx(dev, pkt, tot, HFI_INJECT_SET_ICRC);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Cumulative counts of every port, the mbufs of the pool and the PMD's VEMA agent. */
+static void
+ctl_stats(const char *tag)
+{
+	static const char *const sub[] = { "rx_nombuf_dropped", "rx_nochunk_dropped" };
+	unsigned int i, k, held = 0;
+
+	for (i = 0; i < ctl.nports; i++) {
+		struct port_state *p = &ports[i];
+		struct opa_vnic_vport *vp = opa_vnic_vport_of_port(p->id);
+		uint64_t rx, tx, v;
+
+		port_drops(i, &rx, &tx);
+		printf("stats %s port %u: sent %" PRIu64 " received %" PRIu64 " rx_dropped %"
+		       PRIu64 " tx_dropped %" PRIu64 " foreign %" PRIu64 " backwards %" PRIu64
+		       " ups %u downs %u", tag, i, p->sent, p->received, rx, tx, p->foreign,
+		       p->backwards, __atomic_load_n(&p->ups, __ATOMIC_ACQUIRE),
+		       __atomic_load_n(&p->downs, __ATOMIC_ACQUIRE));
+		/* Which counters: each drop counter by name, and what rx_fifo_errors holds. */
+		for (k = 0; k < RTE_DIM(rx_drop_xstats); k++)
+			if ((v = xstats_sum(p->id, &rx_drop_xstats[k], 1)) != 0)
+				printf(" %s %" PRIu64, rx_drop_xstats[k], v);
+		for (k = 0; k < RTE_DIM(sub); k++)
+			if ((v = xstats_sum(p->id, &sub[k], 1)) != 0)
+				printf(" %s %" PRIu64, sub[k], v);
+		for (k = 0; k < RTE_DIM(tx_drop_xstats); k++)
+			if ((v = xstats_sum(p->id, &tx_drop_xstats[k], 1)) != 0)
+				printf(" %s %" PRIu64, tx_drop_xstats[k], v);
+		printf("\n");
+		/* The PMD's own: mbufs allocated ahead for copies, frames not yet completed. */
+		if (vp != NULL && vp->rxq[0] != NULL)
+			held += vp->rxq[0]->mc_n;
+		if (vp != NULL && vp->txq[0] != NULL)
+			held += hfi_sdma_user_in_flight(&vp->txq[0]->user);
+	}
+	printf("stats %s pool: %u available + %u held by the PMD of %u\n", tag,
+	       rte_mempool_avail_count(ctl.mp), held, ctl.mp->size);
+	printf("stats %s vema: %" PRIu64 " over the source rate\n", tag,
+	       vema_rate_limited(ports[0].id));
+}
+
+static int
+ctl_port(const char *arg, unsigned int *i)
+{
+	char *end;
+	unsigned long v = arg != NULL ? strtoul(arg, &end, 0) : 0;
+
+	if (arg == NULL || *end != '\0' || v >= ctl.nports)
+		return -EINVAL;
+	*i = (unsigned int)v;
+	return 0;
+}
+
+static void
+ctl_exec(char *line)
+{
+	char *save = NULL, *tag = strtok_r(line, " \t", &save);
+	char *verb = strtok_r(NULL, " \t", &save);
+	char *a1 = strtok_r(NULL, " \t", &save), *a2 = strtok_r(NULL, " \t", &save);
+	char *a3 = strtok_r(NULL, " \t", &save);
+	unsigned int i = 0;
+	int rc = 0;
+
+	if (tag == NULL)
+		return;
+	if (verb == NULL) {
+		rc = -EINVAL;
+	} else if (strcmp(verb, "mark") == 0 && a1 != NULL) {
+		ctl.paused = true;
+		ctl.mark = (uint32_t)strtoul(a1, NULL, 0);
+		ctl.next_mark = 0;
+	} else if (strcmp(verb, "pause") == 0) {
+		ctl.paused = true;
+		ctl.mark = 0;
+	} else if (strcmp(verb, "resume") == 0) {
+		ctl.paused = false;
+		ctl.mark = 0;
+	} else if (strcmp(verb, "new-peer") == 0) {
+		for (i = 0; i < ctl.nports; i++)
+			ports[i].fresh = true;
+	} else if (strcmp(verb, "stats") == 0) {
+		ctl_stats(tag);
+	} else if (strcmp(verb, "halt-sdma") == 0 && (rc = ctl_port(a1, &i)) == 0) {
+		struct opa_vnic_vport *vp = opa_vnic_vport_of_port(ports[i].id);
+
+		rc = vp != NULL && vp->txq[0] != NULL ?
+		     hfi_fault_halt_sdma(vp->hfi->dev, vp->txq[0]->engine) : -ENODEV;
+	} else if (strcmp(verb, "hdrq") == 0 && a2 != NULL && (rc = ctl_port(a1, &i)) == 0) {
+		struct opa_vnic_vport *vp = opa_vnic_vport_of_port(ports[i].id);
+
+		rc = vp != NULL && vp->rxq[0] != NULL ?
+		     hfi_fault_hdrq_overflow(vp->hfi->dev, vp->rxq[0]->ctxt,
+					     (unsigned int)strtoul(a2, NULL, 0)) : -ENODEV;
+	} else if (strcmp(verb, "link") == 0 && a1 != NULL && port_hfi(0) != NULL) {
+		rc = hfi_fault_link(port_hfi(0), strcmp(a1, "up") == 0 ? HFI_LINK_UP :
+					       HFI_LINK_DOWN);
+	} else if (strcmp(verb, "icrc") == 0 && a1 != NULL && port_hfi(0) != NULL) {
+		rc = hfi_fault_corrupt_icrc(port_hfi(0), (unsigned int)strtoul(a1, NULL, 0));
+	} else if (strcmp(verb, "inject") == 0 && a2 != NULL && a3 != NULL &&
+		   (rc = ctl_port(a1, &i)) == 0) {
+		rc = ctl_inject(i, a2, (unsigned int)strtoul(a3, NULL, 0));
+	} else if (strcmp(verb, "hold") == 0 && a2 != NULL && (rc = ctl_port(a1, &i)) == 0) {
+		struct port_state *p = &ports[i];
+
+		port_release_held(i);
+		p->hold_max = ctl.mp->size;
+		p->held = calloc(p->hold_max, sizeof(*p->held));
+		if (p->held == NULL)
+			rc = -ENOMEM;
+		p->hold_ms = strtoul(a2, NULL, 0);
+	} else if (strcmp(verb, "starve") == 0 && a2 != NULL && (rc = ctl_port(a1, &i)) == 0) {
+		ports[i].starve_until = rte_get_timer_cycles() +
+					rte_get_timer_hz() * strtoul(a2, NULL, 0) / 1000;
+	} else if (rc == 0) {
+		rc = -EINVAL;
+	}
+	if (rc == 0)
+		printf("ctl %s ok\n", tag);
+	else
+		printf("ctl %s error: %s\n", tag, rte_strerror(-rc));
+	fflush(stdout);
+}
+
+/* Commands that arrived on the pipe, each line as it is complete. */
+static void
+ctl_poll(void)
+{
+	ssize_t n;
+	char *nl;
+
+	if (ctl.fd < 0)
+		return;
+	n = read(ctl.fd, ctl.buf + ctl.len, sizeof(ctl.buf) - 1 - ctl.len);
+	if (n <= 0)
+		return;
+	ctl.len += (size_t)n;
+	ctl.buf[ctl.len] = '\0';
+	while ((nl = strchr(ctl.buf, '\n')) != NULL) {
+		*nl = '\0';
+		ctl_exec(ctl.buf);
+		ctl.len -= (size_t)(nl + 1 - ctl.buf);
+		memmove(ctl.buf, nl + 1, ctl.len + 1);
+	}
+	if (ctl.len == sizeof(ctl.buf) - 1)
+		ctl.len = 0;	/* a line longer than any command: dropped */
 }
 
 static int
 parse(int argc, char **argv, const char **fabric, const char **hfi, uint32_t *lid,
-      uint32_t *peer_lid, unsigned int *nports, unsigned int *churn_ms)
+      uint32_t *peer_lid, unsigned int *nports, unsigned int *churn_ms, const char **ctl_path)
 {
 	static const struct option opts[] = {
 		{ "fabric", required_argument, NULL, 'f' },
@@ -352,6 +691,8 @@ parse(int argc, char **argv, const char **fabric, const char **hfi, uint32_t *li
 		{ "peer-lid", required_argument, NULL, 'p' },
 		{ "vports", required_argument, NULL, 'n' },
 		{ "churn", required_argument, NULL, 'c' },
+		{ "ctl", required_argument, NULL, 'C' },
+		{ "devargs", required_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -376,6 +717,12 @@ parse(int argc, char **argv, const char **fabric, const char **hfi, uint32_t *li
 		case 'c':
 			*churn_ms = (unsigned int)strtoul(optarg, NULL, 0);
 			break;
+		case 'C':
+			*ctl_path = optarg;
+			break;
+		case 'D':
+			extra_args = optarg;
+			break;
 		default:
 			return -1;
 		}
@@ -387,7 +734,7 @@ parse(int argc, char **argv, const char **fabric, const char **hfi, uint32_t *li
 int
 main(int argc, char **argv)
 {
-	const char *fabric = NULL, *hfi = NULL;
+	const char *fabric = NULL, *hfi = NULL, *ctl_path = NULL;
 	uint32_t lid = 0, peer_lid = 0;
 	unsigned int nports = 2, churn_ms = 0, step = 0, i;
 	uint64_t next_churn = 0;
@@ -399,9 +746,9 @@ main(int argc, char **argv)
 	struct rte_eth_dev *dummy;
 	size_t heap_before, heap_after;
 
-	if (parse(argc, argv, &fabric, &hfi, &lid, &peer_lid, &nports, &churn_ms) != 0) {
+	if (parse(argc, argv, &fabric, &hfi, &lid, &peer_lid, &nports, &churn_ms, &ctl_path) != 0) {
 		fprintf(stderr, "usage: %s --fabric SPEC --hfi swN --lid LID --peer-lid LID "
-			"[--vports 1..%d] [--churn MS]\n", argv[0], MAX_PORTS);
+			"[--vports 1..%d] [--churn MS] [--ctl FIFO] [--devargs K=V,...]\n", argv[0], MAX_PORTS);
 		return 2;
 	}
 	snprintf(prefix, sizeof(prefix), "--file-prefix=opa-vnic-peer-%d", (int)getpid());
@@ -415,6 +762,11 @@ main(int argc, char **argv)
 	/* The soak counts from a start where both sides are up: SIGUSR2 starts it. */
 	if (churn_ms != 0)
 		go = 0;
+	/* Read and write: the pipe never reads as closed between the script's writers. */
+	if (ctl_path != NULL && (ctl.fd = open(ctl_path, O_RDWR | O_NONBLOCK)) < 0) {
+		fprintf(stderr, "peer: %s: %s\n", ctl_path, strerror(errno));
+		return 1;
+	}
 	if (rte_eal_init((int)RTE_DIM(eal) - 1, eal) < 0)
 		return 1;
 	/* ethdev keeps its port data from the first port on: reserved before counting. */
@@ -431,10 +783,16 @@ main(int argc, char **argv)
 		eal_finish();
 		return 1;
 	}
+	ctl.lid = lid;
+	ctl.peer_lid = peer_lid;
+	ctl.nports = nports;
+	ctl.mp = mp;
 	printf("ready\n");
 	fflush(stdout);
 	/* Poll every millisecond until SIGTERM, then report. */
 	while (!stop) {
+		bool mark;
+
 		if (churn_ms != 0 && go && next_churn == 0)
 			next_churn = rte_get_timer_cycles() + rte_get_timer_hz() * churn_ms / 1000;
 		if (next_churn != 0 && !stop_sending && rte_get_timer_cycles() >= next_churn) {
@@ -450,14 +808,38 @@ main(int argc, char **argv)
 			step++;
 			next_churn = rte_get_timer_cycles() + rte_get_timer_hz() * churn_ms / 1000;
 		}
+		ctl_poll();
+		mark = ctl.mark != 0 && rte_get_timer_cycles() >= ctl.next_mark;
+
+		if (mark)
+			ctl.next_mark = rte_get_timer_cycles() + rte_get_timer_hz() / 50;
 		for (i = 0; i < nports; i++) {
 			bool up = __atomic_load_n(&ports[i].up, __ATOMIC_ACQUIRE);
 
-			if (!stop_sending && up && go)
+			if (!stop_sending && up && go && !ctl.paused)
 				port_send(i, mp);
+			else if (!stop_sending && up && mark)
+				port_send_mark(i, mp, ctl.mark);
 			else if (stop_sending && up && !ports[i].end_sent)
 				port_send_end(i, mp);
-			port_receive(i);
+			if (ports[i].held != NULL && ports[i].hold_until == 0 &&
+			    rte_mempool_avail_count(mp) == 0) {
+				ports[i].hold_until = rte_get_timer_cycles() +
+						      rte_get_timer_hz() * ports[i].hold_ms / 1000;
+				printf("port %u: pool empty, %u mbufs held\n", i, ports[i].n_held);
+				fflush(stdout);
+			}
+			if (ports[i].hold_until != 0 && rte_get_timer_cycles() >= ports[i].hold_until) {
+				port_release_held(i);
+				printf("port %u: held mbufs freed\n", i);
+				fflush(stdout);
+			}
+			/* The application leaves the queue alone for a while. */
+			if (ports[i].starve_until == 0 ||
+			    rte_get_timer_cycles() >= ports[i].starve_until) {
+				ports[i].starve_until = 0;
+				port_receive(i);
+			}
 		}
 		rte_delay_us_sleep(1000);
 	}
@@ -465,6 +847,7 @@ main(int argc, char **argv)
 		struct port_state *p = &ports[i];
 		uint64_t rx_drops, tx_drops;
 
+		port_release_held(i);
 		rte_eth_dev_callback_unregister(p->id, RTE_ETH_EVENT_INTR_LSC, on_lsc, p);
 		rte_eth_dev_stop(p->id);
 		/* After the stop: what its queues held is counted too. */
@@ -487,5 +870,7 @@ main(int argc, char **argv)
 	       heap_after);
 	fflush(stdout);
 	eal_finish();
+	if (ctl.fd >= 0)
+		close(ctl.fd);
 	return 0;
 }

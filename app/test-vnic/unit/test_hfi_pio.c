@@ -519,6 +519,7 @@ test_qp_map(void **state)
 	};
 	struct env *env = *state;
 	uint8_t hdr[HFI_9B_UD_HDR_LEN], mad[MAD_LEN], got[HFI_MAD_SIZE];
+	struct hfi_port_counters before, after;
 	struct hfi_mad_addr from;
 	struct iovec iov[2];
 	struct hfi_pio *sc;
@@ -570,6 +571,29 @@ test_qp_map(void **state)
 	assert_int_equal(hfi_rcv_poll(env->rx[0].rcv, &(struct hfi_rcv_pkt){ 0 }, 1), 0);
 	assert_int_equal(send_16b(env, sc, 0, TEST_FRAME_LEN), 0);
 	assert_int_equal(harness_rxq_poll(&env->rx[0], 8, on_rx_16b, env), 1);
+	/*
+	 * Drops of 9B packets are also counted apart (drops_9b): one to a LID
+	 * no port has; at a receiver whose link is down, one 9B and one 16B.
+	 */
+	before = test_counters(env->a);
+	ud_packet(env, hdr, iov, mad, MAD_LEN, 0, 0x4242, 2);
+	assert_int_equal(hfi_pio_sendv(sc, hfi_pbc(0, 0, (HFI_9B_UD_HDR_LEN + MAD_LEN) / 4 + 2),
+				       iov, 2), 0);
+	after = test_counters(env->a);
+	assert_int_equal(after.drops[HFI_DROP_UNKNOWN_DLID] - before.drops[HFI_DROP_UNKNOWN_DLID], 1);
+	assert_int_equal(after.drops_9b[HFI_DROP_UNKNOWN_DLID] -
+			 before.drops_9b[HFI_DROP_UNKNOWN_DLID], 1);
+	before = test_counters(env->b);
+	assert_int_equal(hfi_fault_link(env->b, HFI_LINK_DOWN), 0);
+	ud_packet(env, hdr, iov, mad, MAD_LEN, 0, (uint16_t)hfi_dev_lid(env->b), 2);
+	assert_int_equal(hfi_pio_sendv(sc, hfi_pbc(0, 0, (HFI_9B_UD_HDR_LEN + MAD_LEN) / 4 + 2),
+				       iov, 2), 0);
+	assert_int_equal(send_16b(env, sc, 1, TEST_FRAME_LEN), 0);
+	after = test_counters(env->b);
+	assert_int_equal(hfi_fault_link(env->b, HFI_LINK_UP), 0);
+	assert_int_equal(after.drops[HFI_DROP_LINK_DOWN] - before.drops[HFI_DROP_LINK_DOWN], 2);
+	assert_int_equal(after.drops_9b[HFI_DROP_LINK_DOWN] - before.drops_9b[HFI_DROP_LINK_DOWN],
+			 1);
 	assert_false(hfi_pio_halted(sc));
 	hfi_pio_release(sc);
 }

@@ -5,7 +5,8 @@
 /*
  * The shared-memory fabric: errors for missing, foreign, incompatible and
  * full segments; name clean-up; a second process that dies (even in the
- * middle of writing a packet) leaves nothing stuck for the survivor.
+ * middle of writing a packet) leaves nothing stuck for the survivor, and
+ * what waited for a process that died is counted at its senders.
  */
 
 #include <errno.h>
@@ -375,6 +376,87 @@ test_auto_segment_dead_peer(void **state)
 	close(done[1]);
 }
 
+/* n packets from sw0 (LID 1) to LID 2, until none is in flight. */
+static void
+send_to_2(struct harness_txq *tx, unsigned int n)
+{
+	struct harness_hdr h = { .slid = 1, .dlid = 2, .pkey = 0xffff, .vesw = 1 };
+	uint8_t frame[TEST_FRAME_LEN];
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		test_frame(frame, i);
+		assert_int_equal(harness_txq_post(tx, &h, frame, sizeof(frame)), 0);
+	}
+	harness_txq_kick(tx);
+	while (hfi_sdma_in_flight(tx->sdma) > 0)
+		harness_txq_reap(tx);
+}
+
+/*
+ * The receiving process dies with packets waiting for it in the fabric:
+ * each is counted at its sender (receiver_gone) when the port goes, as
+ * 16B packets; what is sent after that is unknown_dlid.
+ */
+static void
+test_dead_receiver(void **state)
+{
+	struct hfi_port_counters c;
+	struct hfi_fabric *fab;
+	struct harness_txq tx;
+	struct hfi_dev *dev;
+	int go[2], done[2], status;
+	pid_t pid;
+
+	(void)state;
+	unique_spec("deadrx");
+	assert_int_equal(pipe(go), 0);
+	assert_int_equal(pipe(done), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		/* Opens LID 2 and never takes a packet. */
+		wait_byte(go[0]);
+		if (test_open("sw1", spec, HFI_ENGINE_INLINE, 2) == NULL)
+			_exit(1);
+		send_byte(done[1]);
+		for (;;)
+			pause();
+	}
+	child_pid = pid;
+	assert_int_equal(hfi_fabric_create(spec, NULL, &fab), 0);
+	assert_non_null(dev = test_open("sw0", spec, HFI_ENGINE_INLINE, 1));
+	assert_int_equal(harness_txq_open(&tx, dev, 0, 64), 0);
+	send_byte(go[1]);
+	wait_byte(done[0]);
+
+	send_to_2(&tx, 40);
+	c = test_counters(dev);
+	assert_int_equal(c.tx_pkts, 40);
+	assert_int_equal(c.drops[HFI_DROP_RECEIVER_GONE], 0);
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	child_pid = 0;
+	assert_int_equal(hfi_fabric_reap(fab), 1);
+	c = test_counters(dev);
+	assert_int_equal(c.drops[HFI_DROP_RECEIVER_GONE], 40);
+	assert_int_equal(c.drops_9b[HFI_DROP_RECEIVER_GONE], 0);
+	assert_int_equal(c.drops[HFI_DROP_UNKNOWN_DLID], 0);
+	send_to_2(&tx, 5);
+	c = test_counters(dev);
+	assert_int_equal(c.drops[HFI_DROP_UNKNOWN_DLID], 5);
+	assert_int_equal(c.drops[HFI_DROP_RECEIVER_GONE], 40);
+
+	harness_txq_close(&tx);
+	hfi_dev_close(dev);
+	hfi_fabric_close(fab);
+	assert_int_equal(hfi_fabric_unlink(spec), 0);
+	close(go[0]);
+	close(go[1]);
+	close(done[0]);
+	close(done[1]);
+}
+
 int
 main(void)
 {
@@ -383,6 +465,7 @@ main(void)
 		cmocka_unit_test_teardown(test_dead_process, shm_teardown),
 		cmocka_unit_test_teardown(test_dead_claimer_before_enq, shm_teardown),
 		cmocka_unit_test_teardown(test_auto_segment_dead_peer, shm_teardown),
+		cmocka_unit_test_teardown(test_dead_receiver, shm_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -285,6 +285,8 @@ fab_port_owner_alive(struct hfi_fabric *fab, int slot)
 	return atomic_load(&port->state) == PORT_ACTIVE && proc_alive(fab, port->proc);
 }
 
+static void flush_data_locked(struct hfi_fabric *fab, int slot);
+
 static void
 port_deactivate_locked(struct hfi_fabric *fab, int slot)
 {
@@ -292,6 +294,8 @@ port_deactivate_locked(struct hfi_fabric *fab, int slot)
 	struct fab_port *port = &h->ports[slot];
 	unsigned int g;
 
+	/* Nobody will take what waits for it: counted now, while its senders are known. */
+	flush_data_locked(fab, slot);
 	atomic_store(&h->lids[slot], 0);
 	fab_switch_port_link_locked(fab, slot, false);
 	for (g = 0; g < HFI_FABRIC_MCAST_GROUPS; g++)
@@ -936,9 +940,13 @@ fab_data_pop(struct hfi_fabric *fab, int slot, struct fab_cell *c, uint64_t pos)
 	ring_pop(&fab_port(fab, slot)->data, c, pos, fab->hdr->cfg.data_cells);
 }
 
-/* Discard what a previous owner of the slot left in its rings. */
+/*
+ * Discard the packets waiting in the data ring of the port in slot, whose
+ * owner closed it or died: each is counted at its sender (receiver_gone),
+ * the one port still there to count it.
+ */
 static void
-flush_stale_locked(struct hfi_fabric *fab, int slot)
+flush_data_locked(struct hfi_fabric *fab, int slot)
 {
 	struct fab_port *port = fab_port(fab, slot);
 	struct fab_cell *c;
@@ -946,8 +954,28 @@ flush_stale_locked(struct hfi_fabric *fab, int slot)
 
 	while ((c = ring_peek(fab, port, &port->data, port_data_cells(fab, slot),
 			      fab->hdr->cfg.data_cells, fab->data_stride, &fab->stuck[slot][0],
-			      &pos, FAB_CTR_DROP(HFI_DROP_DEAD_SENDER))) != NULL)
+			      &pos, FAB_CTR_DROP(HFI_DROP_DEAD_SENDER))) != NULL) {
+		int from = fab_slot_of_lid(fab, c->src_lid);
+
+		if (from >= 0 && from != slot)
+			fab_count_drop_pkt(fab_port(fab, from)->ctr, HFI_DROP_RECEIVER_GONE,
+					   c->flags);
 		ring_pop(&port->data, c, pos, fab->hdr->cfg.data_cells);
+	}
+}
+
+/*
+ * Discard what a previous owner of the slot left in its rings (a sender
+ * may have committed a packet after the slot was deactivated).
+ */
+static void
+flush_stale_locked(struct hfi_fabric *fab, int slot)
+{
+	struct fab_port *port = fab_port(fab, slot);
+	struct fab_cell *c;
+	uint64_t pos;
+
+	flush_data_locked(fab, slot);
 	while ((c = ring_peek(fab, port, &port->mad, port_mad_cells(fab, slot),
 			      fab->hdr->cfg.mad_cells, fab->mad_stride, &fab->stuck[slot][1], &pos,
 			      FAB_CTR(mad_drops))) != NULL)
@@ -1203,12 +1231,12 @@ push_data(struct hfi_fabric *fab, struct fab_src src, const uint32_t *icrc, uint
 
 		t &= ~bit;
 		if (atomic_load_explicit(&fab->hdr->lids[i], memory_order_acquire) == 0) {
-			fab_count_ctr(src.ctr, FAB_CTR_DROP(HFI_DROP_UNKNOWN_DLID), 1);
+			fab_count_drop_pkt(src.ctr, HFI_DROP_UNKNOWN_DLID, flags);
 		} else if (atomic_load_explicit(&dst->link, memory_order_relaxed) != HFI_LINK_UP) {
-			fab_count_drop(dst, HFI_DROP_LINK_DOWN);
+			fab_count_drop_pkt(dst->ctr, HFI_DROP_LINK_DOWN, flags);
 		} else if (dst->role == HFI_ROLE_MGMT) {
 			/* Nothing drains a management port's data ring: refuse at the door. */
-			fab_count_drop(dst, HFI_DROP_PORT_DISABLED);
+			fab_count_drop_pkt(dst->ctr, HFI_DROP_PORT_DISABLED, flags);
 		} else {
 			c = fab_data_claim(fab, i, &pos);
 			if (c == NULL)
@@ -1760,6 +1788,7 @@ hfi_drop_reason_name(unsigned int reason)
 		[HFI_DROP_DEAD_SENDER] = "dead_sender",
 		[HFI_DROP_NOT_ACTIVE] = "not_active",
 		[HFI_DROP_NO_ROUTE] = "no_route",
+		[HFI_DROP_RECEIVER_GONE] = "receiver_gone",
 	};
 
 	return reason < HFI_DROP_REASONS ? names[reason] : "?";

@@ -113,6 +113,9 @@ enum hfi_drop_reason {
 	/* counted at the sending port: the switch an SM programmed has no way on */
 	HFI_DROP_NO_ROUTE,		/* its LFT/MFT entry for the DLID is not programmed,
 					 * or a directed route it refuses (IBA C14-9/13) */
+	/* counted at the sending port */
+	HFI_DROP_RECEIVER_GONE,		/* it waited in the inbound ring of a port that was
+					 * closed, or whose process died, before taking it */
 	HFI_DROP_REASONS
 };
 
@@ -133,6 +136,12 @@ struct hfi_port_counters {
 					 * (hfi1's receive constraint error; two limited
 					 * members of a partition, say) */
 	uint64_t drops[HFI_DROP_REASONS];
+	/*
+	 * Of drops: the 9B packets, management datagrams on the data path
+	 * (VNIC frames are 16B), so that what a drop counter holds of frames
+	 * and of MADs can be told apart.
+	 */
+	uint64_t drops_9b[HFI_DROP_REASONS];
 };
 
 /*

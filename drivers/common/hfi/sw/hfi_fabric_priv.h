@@ -30,10 +30,10 @@
 
 #define FAB_MAGIC		UINT64_C(0x4346424641504f31)	/* "1OPAFBFC" */
 /*
- * 8: management ports' P_Keys and the switch congestion setting; 6: MFT of
- * 8192 entries; 5: the switch of sm_managed fabrics
+ * 9: the receiver_gone drop counter; 8: management ports' P_Keys and the switch
+ * congestion setting; 6: MFT of 8192 entries; 5: the switch of sm_managed fabrics
  */
-#define FAB_VERSION		8
+#define FAB_VERSION		9
 #define FAB_MAX_PROCS		64
 #define FAB_CELL_HDR		64
 #define FAB_DATA_PAYLOAD	16384
@@ -72,6 +72,7 @@ struct fab_ring {
 #define FAB_NCOUNTERS	(sizeof(struct hfi_port_counters) / sizeof(uint64_t))
 #define FAB_CTR(field)	(offsetof(struct hfi_port_counters, field) / sizeof(uint64_t))
 #define FAB_CTR_DROP(r)	(FAB_CTR(drops) + (r))
+#define FAB_CTR_DROP_9B(r)	(FAB_CTR(drops_9b) + (r))
 
 enum fab_port_state {
 	PORT_FREE = 0,
@@ -189,6 +190,7 @@ fab_count_drop(struct fab_port *p, enum hfi_drop_reason r)
 {
 	fab_count(p, FAB_CTR_DROP(r), 1);
 }
+
 
 /*
  * Sent packets and bytes of one run of a sender that holds its own lock
@@ -375,6 +377,15 @@ void fab_capture_mad(struct hfi_fabric *fab, const struct hfi_capture_mad *a, co
  */
 #define FAB_PKT_ICRC		0x4u
 #define FAB_PKT_INJECTED	0x80u	/* fault injection: count as injected, not sent */
+
+/* A dropped packet with its FAB_PKT_* flags: 9B ones are counted apart too. */
+static inline void
+fab_count_drop_pkt(_Atomic uint64_t *ctr, enum hfi_drop_reason r, unsigned int flags)
+{
+	fab_count_ctr(ctr, FAB_CTR_DROP(r), 1);
+	if (flags & FAB_PKT_9B)
+		fab_count_ctr(ctr, FAB_CTR_DROP_9B(r), 1);
+}
 
 /*
  * Copy a packet into the inbound rings of the ports in *targets. Delivered

@@ -243,11 +243,11 @@ sdma_complete(struct sw_sdma *e)
 
 /* Count one packet that leaves through this port and is dropped here. */
 static void
-tx_drop(struct hfi_sw *sw, uint32_t len, enum hfi_drop_reason r)
+tx_drop(struct hfi_sw *sw, const struct sw_tx *t, enum hfi_drop_reason r)
 {
 	fab_count(sw->port, FAB_CTR(tx_pkts), 1);
-	fab_count(sw->port, FAB_CTR(tx_bytes), len);
-	fab_count_drop(sw->port, r);
+	fab_count(sw->port, FAB_CTR(tx_bytes), t->len);
+	fab_count_drop_pkt(sw->port->ctr, r, t->flags);
 }
 
 static bool
@@ -339,15 +339,15 @@ sw_tx_send(struct hfi_sw *sw, uint64_t pbc, struct sw_tx *t)
 	t->flags = is_9b ? FAB_PKT_9B | ((pbc & PBC_DC_INFO) ? FAB_PKT_SC4 : 0) : 0;
 	t->icrc_known = false;
 	if (atomic_load_explicit(&sw->port->link, memory_order_relaxed) != HFI_LINK_UP) {
-		tx_drop(sw, t->len, HFI_DROP_LINK_DOWN);
+		tx_drop(sw, t, HFI_DROP_LINK_DOWN);
 		return;
 	}
 	if (!fab_may_send(sw->port, on_vl15(t->pkt, t->len, t->flags))) {
-		tx_drop(sw, t->len, HFI_DROP_NOT_ACTIVE);
+		tx_drop(sw, t, HFI_DROP_NOT_ACTIVE);
 		return;
 	}
 	if (take_fault(&sw->fault_drop)) {
-		tx_drop(sw, t->len, HFI_DROP_FAULT);
+		tx_drop(sw, t, HFI_DROP_FAULT);
 		return;
 	}
 	if (is_9b) {
@@ -376,7 +376,7 @@ sw_tx_send(struct hfi_sw *sw, uint64_t pbc, struct sw_tx *t)
 	else if (t->len >= HFI_9B_LRH_LEN + HFI_9B_ICRC_LEN)
 		t->targets = fab_route_9b(sw->fab, sw->slot, hfi_9b_dlid(t->pkt));
 	if (t->targets == 0) {
-		tx_drop(sw, t->len, why);
+		tx_drop(sw, t, why);
 		return;
 	}
 	if (is_9b)
@@ -412,7 +412,7 @@ sw_tx_retry(struct hfi_sw *sw, struct sw_tx *t)
 		t->targets &= t->targets - 1;
 		fab_count(sw->port, FAB_CTR(tx_pkts), 1);
 		fab_count(sw->port, FAB_CTR(tx_bytes), t->len);
-		fab_count_drop(fab_port(sw->fab, i), HFI_DROP_HOQ_TIMEOUT);
+		fab_count_drop_pkt(fab_port(sw->fab, i)->ctr, HFI_DROP_HOQ_TIMEOUT, t->flags);
 	}
 }
 
@@ -522,7 +522,7 @@ enum deliver_rc {
 static enum deliver_rc
 rx_drop(struct hfi_sw *sw, enum hfi_drop_reason r)
 {
-	fab_count_drop(sw->port, r);
+	fab_count_drop_pkt(sw->port->ctr, r, sw->rx_flags);
 	return DROPPED;
 }
 
@@ -914,6 +914,7 @@ rx_deliver(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, unsigned int fla
 {
 	uint64_t rcv_ctrl = atomic_load_explicit(&sw->rcv_ctrl, memory_order_relaxed);
 
+	sw->rx_flags = flags;
 	if (atomic_load_explicit(&sw->port->link, memory_order_relaxed) != HFI_LINK_UP)
 		return rx_drop(sw, HFI_DROP_LINK_DOWN);
 	if (!fab_may_receive(sw->fab, sw->slot, on_vl15(pkt, len, flags)))

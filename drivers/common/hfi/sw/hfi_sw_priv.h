@@ -145,6 +145,8 @@ struct hfi_sw {
 	_Atomic uint32_t fault_ecc;		/* received packets to flag EccErr */
 	uint32_t seen_link_gen;
 	enum hfi_link_state seen_link;
+	unsigned int rx_flags;			/* FAB_PKT_* of the packet being delivered
+						 * (drain lock): its drops by kind */
 	pthread_t thread;
 	bool thread_started;
 	atomic_bool stop;
