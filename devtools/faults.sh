@@ -69,8 +69,9 @@ start_em() {
 		>"$tmp/em$1.out" 2>&1 &
 	em=$!
 }
-# b attaches every frame it receives to the PMD's eager chunks (rx_copy_max=0),
-# a copies; a's VEMA agent takes 200 MADs per second from a source
+# b attaches every frame it receives to the PMD's eager chunks (rx_copy_max=0)
+# and has mbufs of 1024 bytes (a frame longer than that cannot be copied), a
+# copies; a's VEMA agent takes 200 MADs per second from a source
 # (mad_rate), so that even a sanitized build sees the rogue go over it.
 start_peer() {	# NAME HFI LID PEER_LID [PEER OPTIONS]
 	rm -f "$tmp/$1.fifo"
@@ -94,7 +95,7 @@ em_conf 1500 >"$tmp/em.conf"
 "$tv" fabric create "$fabric" --cells 1024 >/dev/null || die "fabric create"
 start_em 1
 start_peer a sw0 1 2 --devargs mad_rate=200
-start_peer b sw1 2 1 --devargs rx_copy_max=0
+start_peer b sw1 2 1 --devargs rx_copy_max=0 --mbuf-size $((1024 + 128))
 for p in a b; do
 	wait_for "$tmp/$p.out" '^ready'
 	wait_for "$tmp/$p.out" '^port [0-3]: link up' 4
@@ -301,6 +302,20 @@ moved $id b rx_nombuf_dropped 1
 end_case $id buffer-starve "b's application holds every mbuf vport 3 receives (attached to eager chunks) until the pool is empty, and 300 ms more"
 prev=$id
 
+# Eager-buffer starvation: b's vport 3 receives frames of 1500 bytes, which its
+# PMD attaches to eager chunks (rx_copy_max=0) and could not copy into b's
+# mbufs (1024 bytes of data room): the application holds them, the chunks
+# run out long before the pool, and the frames are dropped as rx_nochunk
+id=$((id + 1)); ctl a "size 3 1500"; resume a b; sleep 0.2
+ctl b "hold 3 300"
+wait_for "$tmp/b.out" '^port 3: eager chunks exhausted'
+wait_for "$tmp/b.out" '^port 3: held mbufs freed' 2
+ctl a "size 3 64"
+sleep "$secs"; checkpoint $id
+moved $id b rx_nochunk_dropped 1
+end_case $id eager-starve "b's application holds the 1500-byte frames vport 3 receives (attached to eager chunks, too long for its mbufs) until the chunks run out, and 300 ms more"
+prev=$id
+
 # Corrupted ICRC: the next 50 packets a's HFI sends
 id=$((id + 1)); resume a b; sleep 0.2
 ctl a "icrc 50"
@@ -408,7 +423,7 @@ prev=$id
 # A new b joins: traffic both ways, exact again
 id=$((id + 1))
 ctl a new-peer
-start_peer b sw1 2 1 --devargs rx_copy_max=0
+start_peer b sw1 2 1 --devargs rx_copy_max=0 --mbuf-size $((1024 + 128))
 wait_for "$tmp/b.out" '^port [0-3]: link up' 4
 resume a
 wait_for "$tmp/b.out" '^port [0-3]: first frame' 4

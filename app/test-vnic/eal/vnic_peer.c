@@ -39,12 +39,15 @@
  * PORT len|pkey|pkey-hfi N" (crafted packets from the peer's LID, which
  * must never be delivered), "starve PORT MS" (the queue is not polled),
  * "hold PORT MS" (the application keeps every mbuf the port receives until
- * the pool is empty, and MS milliseconds more; "port i: pool empty" then
- * "port i: held mbufs freed").
+ * the pool is empty or the PMD drops a frame for want of an eager chunk, and
+ * MS milliseconds more; "port i: pool empty" or "port i: eager chunks
+ * exhausted", then "port i: held mbufs freed"), "size PORT BYTES" (the data
+ * frames the port sends, 64..1514 bytes).
  *
  * test_vnic_peer --fabric SPEC --hfi swN --lid LID --peer-lid LID [--vports N]
- *                [--churn MS] [--ctl FIFO] [--devargs K=V,...]
- * (--devargs: more devargs for every vport, e.g. rx_copy_max=0, mad_rate=N)
+ *                [--churn MS] [--ctl FIFO] [--devargs K=V,...] [--mbuf-size BYTES]
+ * (--devargs: more devargs for every vport, e.g. rx_copy_max=0, mad_rate=N;
+ * --mbuf-size: the pool's data room with its headroom, default 2176)
  */
 
 #include <errno.h>
@@ -108,13 +111,16 @@ struct port_state {
 	bool fresh;			/* --ctl: a new peer process, numbering anew */
 	struct rte_mbuf **held;		/* --ctl hold: received mbufs the application keeps */
 	unsigned int n_held, hold_max;
-	uint64_t hold_ms;		/* held for this long once the pool ran dry */
+	uint64_t hold_ms;		/* held for this long once the pool or the chunks ran dry */
 	uint64_t hold_until;
+	uint64_t hold_nochunk;		/* the queue's rx_nochunk when the hold began */
+	uint16_t frame_len;		/* --ctl size: bytes of the data frames (0: 64) */
 	uint64_t starve_until;		/* --ctl: not polled before this (timer cycles) */
 };
 
 static struct port_state ports[MAX_PORTS];
 static const char *extra_args;		/* --devargs: appended to every vport's, or NULL */
+static uint16_t mbuf_room = RTE_MBUF_DEFAULT_BUF_SIZE;	/* --mbuf-size: the pool's data room */
 
 /*
  * The PMD's counters of frames it dropped (doc/guides/nics/opa_vnic.rst):
@@ -287,9 +293,10 @@ static void
 frame_fill(unsigned int i, struct rte_mbuf *m, uint32_t magic, uint64_t seq)
 {
 	struct port_state *p = &ports[i];
-	struct peer_frame *f = (struct peer_frame *)rte_pktmbuf_append(m, 64);
+	uint16_t len = p->frame_len != 0 ? p->frame_len : 64;
+	struct peer_frame *f = (struct peer_frame *)rte_pktmbuf_append(m, len);
 
-	memset(f, 0, 64);
+	memset(f, 0, len);
 	f->eth.dst_addr = p->peer;
 	rte_eth_macaddr_get(p->id, &f->eth.src_addr);
 	f->eth.ether_type = rte_cpu_to_be_16(PEER_ETHERTYPE);
@@ -413,6 +420,15 @@ port_receive(unsigned int i)
 			p->held[p->n_held++] = m[k++];
 		rte_pktmbuf_free_bulk(m + k, n - k);
 	} while (n == RTE_DIM(m));
+}
+
+/* Frames the port's queue dropped for want of an eager chunk (long ones, held). */
+static uint64_t
+rxq_nochunk(unsigned int i)
+{
+	struct opa_vnic_vport *vp = opa_vnic_vport_of_port(ports[i].id);
+
+	return vp != NULL && vp->rxq[0] != NULL ? vp->rxq[0]->stats.nochunk : 0;
 }
 
 /* The end of a hold: every mbuf back. */
@@ -643,6 +659,14 @@ ctl_exec(char *line)
 		if (p->held == NULL)
 			rc = -ENOMEM;
 		p->hold_ms = strtoul(a2, NULL, 0);
+		p->hold_nochunk = rxq_nochunk(i);
+	} else if (strcmp(verb, "size") == 0 && a2 != NULL && (rc = ctl_port(a1, &i)) == 0) {
+		unsigned long len = strtoul(a2, NULL, 0);
+
+		if (len < 64 || len > RTE_ETHER_MAX_LEN - RTE_ETHER_CRC_LEN)
+			rc = -EINVAL;
+		else
+			ports[i].frame_len = (uint16_t)len;
 	} else if (strcmp(verb, "starve") == 0 && a2 != NULL && (rc = ctl_port(a1, &i)) == 0) {
 		ports[i].starve_until = rte_get_timer_cycles() +
 					rte_get_timer_hz() * strtoul(a2, NULL, 0) / 1000;
@@ -693,6 +717,7 @@ parse(int argc, char **argv, const char **fabric, const char **hfi, uint32_t *li
 		{ "churn", required_argument, NULL, 'c' },
 		{ "ctl", required_argument, NULL, 'C' },
 		{ "devargs", required_argument, NULL, 'D' },
+		{ "mbuf-size", required_argument, NULL, 'M' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -723,6 +748,14 @@ parse(int argc, char **argv, const char **fabric, const char **hfi, uint32_t *li
 		case 'D':
 			extra_args = optarg;
 			break;
+		case 'M': {
+			unsigned long v = strtoul(optarg, NULL, 0);
+
+			if (v < RTE_PKTMBUF_HEADROOM + 128 || v > UINT16_MAX)
+				return -1;
+			mbuf_room = (uint16_t)v;
+			break;
+		}
 		default:
 			return -1;
 		}
@@ -774,8 +807,7 @@ main(int argc, char **argv)
 	if (dummy != NULL)
 		rte_eth_dev_release_port(dummy);
 	heap_before = heap_in_use();
-	mp = rte_pktmbuf_pool_create("peer_pool", 8192, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
-				     SOCKET_ID_ANY);
+	mp = rte_pktmbuf_pool_create("peer_pool", 8192, 256, 0, mbuf_room, SOCKET_ID_ANY);
 	for (i = 0; mp != NULL && i < nports; i++)
 		if (port_open(i, hfi, fabric, lid, peer_lid, mp) != 0)
 			break;
@@ -823,10 +855,13 @@ main(int argc, char **argv)
 			else if (stop_sending && up && !ports[i].end_sent)
 				port_send_end(i, mp);
 			if (ports[i].held != NULL && ports[i].hold_until == 0 &&
-			    rte_mempool_avail_count(mp) == 0) {
+			    (rte_mempool_avail_count(mp) == 0 ||
+			     rxq_nochunk(i) != ports[i].hold_nochunk)) {
 				ports[i].hold_until = rte_get_timer_cycles() +
 						      rte_get_timer_hz() * ports[i].hold_ms / 1000;
-				printf("port %u: pool empty, %u mbufs held\n", i, ports[i].n_held);
+				printf("port %u: %s, %u mbufs held\n", i,
+				       rte_mempool_avail_count(mp) == 0 ? "pool empty" :
+				       "eager chunks exhausted", ports[i].n_held);
 				fflush(stdout);
 			}
 			if (ports[i].hold_until != 0 && rte_get_timer_cycles() >= ports[i].hold_until) {
