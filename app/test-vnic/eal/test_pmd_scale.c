@@ -508,7 +508,7 @@ pt_test_scale(void **state)
  * swapped, so that it returns to the vport that sent it. Vport i is in
  * vswitch i + 1.
  */
-#define MV_MAX		OPA_VNIC_MAX_VPORT	/* 255: the VEMA protocol's vports */
+#define MV_MAX		(OPA_VNIC_MAX_VPORT + 1)	/* 255: the VEMA protocol's vports */
 #define MV_TXQ		2
 #define PEER_LID	2
 
@@ -916,17 +916,18 @@ pt_test_scale_ctxt(void **state)
 
 /*
  * scale255: the 255 vports the VEMA protocol allows, all on one HFI (needs
- * a DPDK built with RTE_MAX_ETHPORTS 256), configured by the embedded EM from
- * a file listing them, one rx and one tx queue each: every link comes up
- * (LSC), every frame goes to the peer and back once, 8 vports are removed
- * while the others go on and re-probed, three times; the per-vport memory
- * footprint is printed.
+ * a DPDK built with RTE_MAX_ETHPORTS 256), each alone in its vswitch (em=off),
+ * one rx and one tx queue each: 157 rx queues with receive contexts of their
+ * own, 98 fed from the shared context, 255 tx queues on 16 engines; every
+ * frame goes to the peer and back once, 8 vports are removed while the
+ * others go on and re-probed, three times; the per-vport memory footprint
+ * is printed.
  */
 void
 pt_test_scale255(void **state)
 {
 	static const struct mv_case c = {
-		.nv = MV_MAX, .nrxq = 1, .ntxq = 1, .nchurn = 8, .em = true, .ctxt_shared = true,
+		.nv = MV_MAX, .nrxq = 1, .ntxq = 1, .nchurn = 8, .ctxt_shared = true,
 	};
 
 	engine_mode = *state;
