@@ -907,7 +907,7 @@ pt_test_scale_ctxt(void **state)
 {
 	static const struct mv_case c = {
 		.nv = RTE_MAX_ETHPORTS - 1 < MV_MAX ? RTE_MAX_ETHPORTS - 1 : MV_MAX, .nrxq = 6, .ntxq = 2, .nchurn = 4,
-		.ctxt_shared = true,
+		.em = true, .ctxt_shared = true,
 	};
 
 	engine_mode = *state;
@@ -927,7 +927,7 @@ void
 pt_test_scale255(void **state)
 {
 	static const struct mv_case c = {
-		.nv = MV_MAX, .nrxq = 1, .ntxq = 1, .nchurn = 8, .ctxt_shared = true,
+		.nv = MV_MAX, .nrxq = 1, .ntxq = 1, .nchurn = 8, .em = true, .ctxt_shared = true,
 	};
 
 	engine_mode = *state;
