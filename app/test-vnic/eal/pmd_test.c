@@ -25,7 +25,7 @@ struct rte_mempool *pt_mp;
 const struct rte_ether_addr pt_mcast_mac = { { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x01 } };
 
 int
-pt_eal_init(const char *scenario, const char *lcores, unsigned int mem_mb)
+pt_eal_init(const char *scenario, const char *lcores, unsigned int mem_mb, bool telemetry)
 {
 	char prefix[128], lc[128], mem[16];
 	char *argv[16];
@@ -39,7 +39,8 @@ pt_eal_init(const char *scenario, const char *lcores, unsigned int mem_mb)
 	argv[argc++] = mem;
 	argv[argc++] = (char *)"--no-pci";
 	argv[argc++] = (char *)"--no-shconf";
-	argv[argc++] = (char *)"--no-telemetry";
+	if (!telemetry)
+		argv[argc++] = (char *)"--no-telemetry";
 	argv[argc++] = prefix;
 	argv[argc++] = (char *)"--log-level=pmd.net.opa_vnic:info";
 	if (lcores != NULL) {

@@ -30,6 +30,8 @@
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "hfi_fabric.h"
@@ -518,6 +520,7 @@ struct mv_case {
 	unsigned int nchurn;	/* vports removed and re-probed */
 	bool em;		/* configured by the embedded EM (em_config), else em=off */
 	bool ctxt_shared;	/* more rx queues than receive contexts */
+	bool telemetry;		/* read the HFI's vports back through EAL's telemetry socket */
 };
 
 struct peer {
@@ -766,6 +769,73 @@ vport_shared_rx(uint16_t port)
 	return n;
 }
 
+/* The answer of EAL's telemetry socket to cmd, in buf (NUL-terminated). */
+static void
+tel_query(const char *cmd, char *buf, size_t len)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	ssize_t n;
+
+	assert_true(fd >= 0);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/dpdk_telemetry.v2",
+		 rte_eal_get_runtime_dir());
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_true(recv(fd, buf, len, 0) > 0);	/* the greeting */
+	assert_int_equal(send(fd, cmd, strlen(cmd), 0), (ssize_t)strlen(cmd));
+	n = recv(fd, buf, len - 1, 0);
+	assert_true(n > 0);
+	buf[n] = '\0';
+	close(fd);
+}
+
+/* The integers of the JSON array after key in s, into v[] (at most max); their count. */
+static unsigned int
+tel_array(const char *s, const char *key, int *v, unsigned int max)
+{
+	const char *p = strstr(s, key);
+	unsigned int n = 0;
+	char *end;
+
+	assert_non_null(p);
+	p = strchr(p, '[');
+	assert_non_null(p);
+	for (p++; *p != ']' && n < max; p = end + (*end == ',')) {
+		v[n++] = (int)strtol(p, &end, 10);
+		assert_true(end != p);
+	}
+	assert_true(*p == ']');
+	return n;
+}
+
+/*
+ * Telemetry lists every vport of the HFI, under /opa_vnic/hfis and
+ * /opa_vnic/hfi,sw0, and counts its rx queues with and without contexts.
+ */
+static void
+tel_check(unsigned int own, unsigned int shared)
+{
+	char *buf = malloc(1 << 16), want[64];
+	int *v = calloc(RTE_MAX_ETHPORTS, sizeof(*v));
+	unsigned int i, n;
+
+	assert_non_null(buf);
+	assert_non_null(v);
+	tel_query("/opa_vnic/hfis", buf, 1 << 16);
+	n = tel_array(buf, "\"sw0\"", v, RTE_MAX_ETHPORTS);
+	assert_int_equal(n, mv->nv);
+	for (i = 0; i < n; i++)
+		assert_int_equal(v[i], mv_ports[i]);
+	tel_query("/opa_vnic/hfi,sw0", buf, 1 << 16);
+	assert_int_equal(tel_array(buf, "\"ports\"", v, RTE_MAX_ETHPORTS), mv->nv);
+	snprintf(want, sizeof(want), "\"rxq_own_context\":%u", own);
+	assert_non_null(strstr(buf, want));
+	snprintf(want, sizeof(want), "\"rxq_shared_context\":%u", shared);
+	assert_non_null(strstr(buf, want));
+	free(v);
+	free(buf);
+}
+
 static void
 scale_vports(const struct mv_case *c)
 {
@@ -831,6 +901,8 @@ scale_vports(const struct mv_case *c)
 	for (i = 0; i < c->nv; i++)
 		for (k = 0; k < c->ntxq; k++)
 			engines_shared += engine_shared(mv_ports[i], (uint16_t)k);
+	if (c->telemetry)
+		tel_check(own, shared);
 	/* At least two queues per engine: then every engine is shared. */
 	if (c->nv * c->ntxq >= 2 * hfi_dev_num_sdma(vport_hfi_dev(mv_ports[0])))
 		assert_int_equal(engines_shared, c->nv * c->ntxq);
@@ -907,7 +979,7 @@ pt_test_scale_ctxt(void **state)
 {
 	static const struct mv_case c = {
 		.nv = RTE_MAX_ETHPORTS - 1 < MV_MAX ? RTE_MAX_ETHPORTS - 1 : MV_MAX, .nrxq = 6, .ntxq = 2, .nchurn = 4,
-		.em = true, .ctxt_shared = true,
+		.em = true, .ctxt_shared = true, .telemetry = true,
 	};
 
 	engine_mode = *state;
@@ -928,6 +1000,7 @@ pt_test_scale255(void **state)
 {
 	static const struct mv_case c = {
 		.nv = MV_MAX, .nrxq = 1, .ntxq = 1, .nchurn = 8, .em = true, .ctxt_shared = true,
+		.telemetry = true,
 	};
 
 	engine_mode = *state;
