@@ -9,9 +9,12 @@
 # ./run.sh bench [..] benchmarks beside baselines run side by side (devtools/bench.sh --help)
 # ./run.sh soak [M]   M minutes (default 10) of traffic under churn, every frame accounted for
 # ./run.sh faults [S] the fault matrix over a shm: fabric, S seconds of traffic per case (default 3)
+# ./run.sh scale      255 vports on one HFI (needs OPA_VNIC_DPDK_SRC: a DPDK 24.11 tree, built
+#                     with 256 ethdev ports)
 #
 # Build trees: build/ (default), build-asan/ (ASan+UBSan: unit, EAL and e2e suites), build-fuzz/
-# (clang), build-dpdk<version>/ (against the DPDK 24.11 of OPA_VNIC_DPDK_SRC, when set).
+# (clang), build-dpdk<version>/ (against the DPDK 24.11 of OPA_VNIC_DPDK_SRC, when set),
+# build-dpdk<version>-ports256/ (against that DPDK built with 256 ethdev ports: ./run.sh scale).
 set -eu
 
 OPA_TOP=$(cd "$(dirname "$0")" && pwd)
@@ -98,6 +101,37 @@ cmd_faults() {
 	"$OPA_TOP/devtools/faults.sh" "$BUILD" "${1:-3}"
 }
 
+# The 255 vports of one HFI (suite 'scale'): Debian's DPDK has 32 ethdev ports, so
+# against a second build of the DPDK 24.11 tree with 256 (cached beside the first).
+cmd_scale() {
+	local prefix build werror=false
+	if [ -z "${OPA_VNIC_DPDK_SRC:-}" ]; then
+		echo "==== scale: not run: no DPDK tree (set OPA_VNIC_DPDK_SRC to an upstream 24.11" \
+			"source tree; Debian's DPDK has 32 ethdev ports, 255 vports need 256)"
+		return 2
+	fi
+	prefix=$(opa_dpdk_alt ports256) || return 1
+	build="$OPA_TOP/build-dpdk$(cat "$OPA_VNIC_DPDK_SRC/VERSION")-ports256"
+	[ "${OPA_VNIC_WERROR:-0}" = 1 ] && werror=true
+	echo "==== scale: $build (DPDK $(cat "$OPA_VNIC_DPDK_SRC/VERSION") with 256 ethdev ports," \
+		"from $prefix)"
+	(
+		opa_dpdk_alt_env "$prefix"
+		if [ ! -f "$build/build.ninja" ]; then
+			meson setup "$build" "$OPA_TOP" -Dwerror=$werror >"$build.setup.log" 2>&1 ||
+				{ tail -n 30 "$build.setup.log"; exit 1; }
+		else
+			meson configure "$build" -Dwerror=$werror >/dev/null || exit 1
+		fi
+		ninja -C "$build" >"$build.ninja.log" 2>&1 || { tail -n 60 "$build.ninja.log"; exit 1; }
+		rc=0
+		meson test -C "$build" --suite scale --print-errorlogs --num-processes 1 || rc=1
+		# What the runs measured: vports, queues, contexts, link-up time, footprint.
+		grep '^scale' "$build/meson-logs/testlog.txt" || true
+		exit $rc
+	)
+}
+
 cmd_bench() {
 	opa_setup "$BUILD"
 	"$OPA_TOP/devtools/bench.sh" --build "$BUILD" "$@"
@@ -111,8 +145,9 @@ fuzz) shift; cmd_fuzz "$@" ;;
 bench) shift; cmd_bench "$@" ;;
 soak) shift; cmd_soak "$@" ;;
 faults) shift; cmd_faults "$@" ;;
+scale) cmd_scale ;;
 *)
-	sed -n '4,12p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '4,14p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 	;;
 esac

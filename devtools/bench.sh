@@ -13,6 +13,8 @@
 #   vnic-copy    vnic-hw with every received frame copied (rx_copy_max=10258)
 #   vnic-attach  vnic-hw with every received frame attached (rx_copy_max=0):
 #                side by side, these two show where rx_copy_max's default belongs
+#   vnic-many    vnic-hw with 16 vport pairs (32 ports, Debian's DPDK's most),
+#                2 queues each way: 32 tx queues on each HFI's 16 SDMA engines
 # for each frame size, in rounds (every case once per round) so that drift
 # hits all cases alike; the median of the rounds, with ratios against net_null
 # and net_af_packet. Then dpdk-test-vnic perf --pmd (the building blocks, and
@@ -27,7 +29,7 @@ warmup=1
 duration=3
 sizes="64 1518"
 cases="null af_packet vnic-hw vnic-sw vnic-thread"
-all_cases="$cases vnic-copy vnic-attach"
+all_cases="$cases vnic-copy vnic-attach vnic-many"
 inflight=4
 micro=1
 profile=0
@@ -91,7 +93,7 @@ done
 [ -n "$cases" ] || die "--cases: no case given"
 for c in $cases; do
 	case $c in
-	null | af_packet | vnic-hw | vnic-sw | vnic-thread | vnic-copy | vnic-attach) ;;
+	null | af_packet | vnic-hw | vnic-sw | vnic-thread | vnic-copy | vnic-attach | vnic-many) ;;
 	*) die "--cases '$c': expected one of: $all_cases" ;;
 	esac
 done
@@ -113,17 +115,29 @@ label() {
 	vnic-thread) echo "opa_vnic thread icrc=hw" ;;
 	vnic-copy) echo "opa_vnic inline, rx copy all" ;;
 	vnic-attach) echo "opa_vnic inline, rx attach all" ;;
+	vnic-many) echo "opa_vnic inline, 32 ports" ;;
+	esac
+}
+
+# Vport pairs of a case: one vswitch per pair, vport i of sw0 with vport i of sw1.
+pairs_of() {
+	case $1 in
+	vnic-many) echo 16 ;;
+	*) echo 1 ;;
 	esac
 }
 
 # The command of one run, one word per line (case, frame length).
 command_of() {
-	local c=$1 size=$2 vnic
+	local c=$1 size=$2 vnic i mem=512 np vesw=
+	np=$(pairs_of "$c")
 	case $c in
 	af_packet) printf '%s\n' ip netns exec "$ns" ;;
 	vnic-*) printf '%s\n' env "LD_PRELOAD=$VNIC_SO" ;;
 	esac
-	printf '%s\n' stdbuf -oL dpdk-testpmd --no-huge -m 512 --no-pci -l 0,1 \
+	# 64 rx queues' eager chunks (3.5 MiB each) beside the mbufs.
+	[ "$np" = 1 ] || mem=1024
+	printf '%s\n' stdbuf -oL dpdk-testpmd --no-huge -m $mem --no-pci -l 0,1 \
 		"--file-prefix=$prefix"
 	case $c in
 	null)
@@ -137,14 +151,24 @@ command_of() {
 		vnic-thread) vnic="em=off,engine=thread,icrc=hw" ;;
 		vnic-copy) vnic="em=off,engine=inline,icrc=hw,rx_copy_max=10258" ;;
 		vnic-attach) vnic="em=off,engine=inline,icrc=hw,rx_copy_max=0" ;;
+		vnic-many) vnic="em=off,engine=inline,icrc=hw" ;;
 		esac
-		printf '%s\n' --vdev "net_opa_vnic0,hfi=sw0,lid=1,vport=0,$vnic" \
-			--vdev "net_opa_vnic1,hfi=sw1,lid=2,vport=0,$vnic" ;;
+		# Ports 2i and 2i + 1 (testpmd's paired topology) in vswitch i + 1.
+		for i in $(seq 0 $((np - 1))); do
+			[ "$np" = 1 ] || vesw=vesw_id=$((i + 1)),
+			printf '%s\n' --vdev "net_opa_vnic$((2 * i)),hfi=sw0,lid=1,vport=$i,$vesw$vnic" \
+				--vdev "net_opa_vnic$((2 * i + 1)),hfi=sw1,lid=2,vport=$i,$vesw$vnic"
+		done ;;
 	esac
 	printf '%s\n' -- -i --forward-mode=io --nb-cores=1 --burst=32 --record-core-cycles \
 		--total-num-mbufs=32768 "--txpkts=$size"
+	[ "$np" = 1 ] || printf '%s\n' --rxq=2 --txq=2
 	case $c in
-	vnic-*) printf '%s\n' "--eth-peer=0,$(vnic_mac 1 2)" "--eth-peer=1,$(vnic_mac 1 1)" ;;
+	vnic-*)
+		for i in $(seq 0 $((np - 1))); do
+			printf '%s\n' "--eth-peer=$((2 * i)),$(vnic_mac $((i + 1)) 2)" \
+				"--eth-peer=$((2 * i + 1)),$(vnic_mac $((i + 1)) 1)"
+		done ;;
 	esac
 }
 
@@ -280,7 +304,7 @@ run_one() {
 	wait "$pid" 2>/dev/null || true
 	pid=
 	awk -v c="$c" -v size="$size" -v r="$r" -v cpu="$((cpu1 - cpu0))" \
-		-v wall="$((t1 - t0))" '
+		-v wall="$((t1 - t0))" -v ports="$((2 * $(pairs_of "$c")))" '
 		/Rx-pps:/ { pps[++n] = $2 }
 		/Accumulated forward statistics/ && !acc { acc = 1 }
 		acc == 1 && /RX-dropped:/ { drops += $4 }
@@ -291,7 +315,9 @@ run_one() {
 				mhz = substr($0, RSTART + 3, RLENGTH - 7) + 0
 		}
 		END {
-			mpps = (n >= 2 ? pps[n] + pps[n - 1] : 0) / 1e6
+			# Every port of the last "show port stats all".
+			for (i = n - ports + 1; n >= ports && i <= n; i++)
+				mpps += pps[i] / 1e6
 			if (mpps == 0 || cyc == 0) exit 1
 			cores = wall > 0 ? cpu / wall : 0
 			printf "%s %s %s %.4f %.1f %.3f %d %d %.1f\n", c, size, r, mpps, cyc,

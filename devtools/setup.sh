@@ -174,9 +174,11 @@ opa_setup() {
 # the project is built against it in build-dpdk<version>/.
 
 # Print the install prefix of the DPDK built from $OPA_VNIC_DPDK_SRC (building it
-# the first time), or nothing when no tree is given.
+# the first time), or nothing when no tree is given. With an argument, a second
+# build of the same tree with 256 ethdev ports (RTE_MAX_ETHPORTS) for the
+# 255-vport scale test, cached beside the first so that neither rebuilds the other.
 opa_dpdk_alt() {
-	local src=${OPA_VNIC_DPDK_SRC:-} ver prefix bld opts
+	local src=${OPA_VNIC_DPDK_SRC:-} variant=${1:-} ver prefix bld opts
 	[ -n "$src" ] || return 0
 	[ -f "$src/VERSION" ] && [ -f "$src/meson.build" ] ||
 		opa_die "OPA_VNIC_DPDK_SRC=$src is not a DPDK source tree (no VERSION, meson.build)"
@@ -185,7 +187,7 @@ opa_dpdk_alt() {
 	24.11*) ;;
 	*) opa_die "OPA_VNIC_DPDK_SRC=$src holds DPDK $ver; expected a 24.11 release" ;;
 	esac
-	prefix=${OPA_VNIC_DPDK_CACHE:-$HOME/.cache/dpdk-opa-vnic}/dpdk-$ver
+	prefix=${OPA_VNIC_DPDK_CACHE:-$HOME/.cache/dpdk-opa-vnic}/dpdk-$ver${variant:+-$variant}
 	# What the build takes; a cached build made with other options is redone.
 	# net/pcap: dpdk-pdump writes its captures through it.
 	opts="-Ddefault_library=shared -Dplatform=generic -Denable_driver_sdk=true -Dtests=false
@@ -193,6 +195,11 @@ opa_dpdk_alt() {
 		-Denable_drivers=bus/vdev,bus/pci,mempool/ring,net/null,net/af_packet,net/ring,net/pcap
 		-Denable_libs=bpf,pcapng,pdump,security,cryptodev,eventdev,timer,dmadev,metrics
 		-Denable_apps=test-pmd,proc-info,dumpcap,pdump"
+	case "$variant" in
+	"") ;;
+	ports256) opts="$opts -Dmax_ethports=256" ;;
+	*) opa_die "unknown DPDK build variant $variant" ;;
+	esac
 	if [ "$(cat "$prefix/.built" 2>/dev/null)" != "$opts" ]; then
 		# pmdinfogen needs pyelftools in the python3 meson runs; net/pcap libpcap.
 		for pkg in python3-pyelftools libpcap-dev; do

@@ -23,7 +23,7 @@
 #include "vema_mad.h"
 
 #define VEMA_EM_NAME_MAX	32	/* HFI names, with the NUL */
-#define VEMA_EM_MAX_VESW	64
+#define VEMA_EM_MAX_VESW	1024	/* 255 vports of one HFI, each in a vswitch of its own, and more */
 #define VEMA_EM_MAX_MEMBERS	1024
 #define VEMA_EM_VESW_ID_MAX	4095	/* 12 bits on the wire (L4 header) */
 #define VEMA_EM_FABRIC_ID_MAX	1023	/* 10 bits in the locally administered MAC */

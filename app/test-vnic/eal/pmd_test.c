@@ -25,9 +25,9 @@ struct rte_mempool *pt_mp;
 const struct rte_ether_addr pt_mcast_mac = { { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x01 } };
 
 int
-pt_eal_init(const char *scenario, const char *lcores)
+pt_eal_init(const char *scenario, const char *lcores, unsigned int mem_mb, bool telemetry)
 {
-	char prefix[128], lc[128];
+	char prefix[128], lc[128], mem[16];
 	char *argv[16];
 	int argc = 0;
 
@@ -35,10 +35,12 @@ pt_eal_init(const char *scenario, const char *lcores)
 	argv[argc++] = (char *)"test_pmd_eal";
 	argv[argc++] = (char *)"--no-huge";
 	argv[argc++] = (char *)"-m";
-	argv[argc++] = (char *)"512";
+	snprintf(mem, sizeof(mem), "%u", mem_mb != 0 ? mem_mb : 512);
+	argv[argc++] = mem;
 	argv[argc++] = (char *)"--no-pci";
 	argv[argc++] = (char *)"--no-shconf";
-	argv[argc++] = (char *)"--no-telemetry";
+	if (!telemetry)
+		argv[argc++] = (char *)"--no-telemetry";
 	argv[argc++] = prefix;
 	argv[argc++] = (char *)"--log-level=pmd.net.opa_vnic:info";
 	if (lcores != NULL) {

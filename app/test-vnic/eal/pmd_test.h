@@ -53,7 +53,7 @@ extern const struct rte_ether_addr pt_mcast_mac;
 
 /* Start EAL for a scenario (unique file prefix; lcores as EAL's --lcores, or NULL for
  * one main lcore free to run on any CPU). */
-int pt_eal_init(const char *scenario, const char *lcores);
+int pt_eal_init(const char *scenario, const char *lcores, unsigned int mem_mb, bool telemetry);
 
 /* rte_dev_probe() of devargs; *port gets the new port. Returns its result. */
 int pt_probe(const char *devargs, uint16_t *port);
@@ -116,6 +116,8 @@ struct pt_scenario {
 	const char *name;
 	const char *lcores;
 	void (*test)(void **state);
+	unsigned int mem_mb;	/* EAL memory (-m); 0: 512 MB */
+	bool telemetry;		/* EAL's telemetry socket (off otherwise) */
 };
 
 void pt_test_demux(void **state);
@@ -140,5 +142,7 @@ void pt_test_em_auth(void **state);
 void pt_test_em_ethdev(void **state);
 void pt_test_scale(void **state);
 void pt_test_scale31(void **state);
+void pt_test_scale_ctxt(void **state);
+void pt_test_scale255(void **state);
 
 #endif /* PMD_TEST_H */

@@ -46,6 +46,10 @@ static const struct pt_scenario scenarios[] = {
 	{ "scale-thread", "0@0,1@1", pt_test_scale },
 	{ "scale31-inline", "0@0,1@1", pt_test_scale31 },
 	{ "scale31-thread", "0@0,1@1", pt_test_scale31 },
+	{ "scalectx-inline", "0@0,1@1", pt_test_scale_ctxt, 0, true },
+	{ "scalectx-thread", "0@0,1@1", pt_test_scale_ctxt, 0, true },
+	{ "scale255-inline", "0@0,1@1", pt_test_scale255, 2048, true },
+	{ "scale255-thread", "0@0,1@1", pt_test_scale255, 2048, true },
 };
 
 int
@@ -65,7 +69,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "\n");
 		return 2;
 	}
-	if (pt_eal_init(s->name, s->lcores) < 0) {
+	if (pt_eal_init(s->name, s->lcores, s->mem_mb, s->telemetry) < 0) {
 		fprintf(stderr, "%s: EAL initialisation failed\n", s->name);
 		return 1;
 	}

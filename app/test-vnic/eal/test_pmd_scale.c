@@ -29,6 +29,10 @@
 #include <rte_cycles.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include "hfi_fabric.h"
 #include "hfi_fault.h"
@@ -496,18 +500,28 @@ pt_test_scale(void **state)
 	free(f);
 }
 
-/* ---- 31 vports on one HFI, each alone in its vswitch, against a raw peer ---- */
+/* ---- many vports on one HFI, each alone in its vswitch, against a raw peer ---- */
 
 /*
- * The peer is a bare software HFI (sw1, LID 2, no ethdev port: 31 ports and
- * their peers would pass RTE_MAX_ETHPORTS) run by a worker lcore through the
- * HFI layer: it receives every vport's frames on one context, counts them
+ * The peer is a bare software HFI (sw1, LID 2, no ethdev port: the vports
+ * and their peers would pass RTE_MAX_ETHPORTS) run by a worker lcore through
+ * the HFI layer: it receives every vport's frames on one context, counts them
  * per vswitch and frame, and sends each back into its vswitch with the MACs
- * swapped, so that it returns to the vport that sent it.
+ * swapped, so that it returns to the vport that sent it. Vport i is in
+ * vswitch i + 1.
  */
-#define NV31		31
-#define TXQ31		2	/* 62 tx queues on sw0's 16 engines */
+#define MV_MAX		(OPA_VNIC_MAX_VPORT + 1)	/* 255: the VEMA protocol's vports */
+#define MV_TXQ		2
 #define PEER_LID	2
+
+struct mv_case {
+	unsigned int nv;	/* vports on sw0 */
+	uint16_t nrxq, ntxq;	/* queues per vport */
+	unsigned int nchurn;	/* vports removed and re-probed */
+	bool em;		/* configured by the embedded EM (em_config), else em=off */
+	bool ctxt_shared;	/* more rx queues than receive contexts */
+	bool telemetry;		/* read the HFI's vports back through EAL's telemetry socket */
+};
 
 struct peer {
 	struct hfi_dev *dev;
@@ -516,8 +530,13 @@ struct peer {
 	volatile bool stop;
 	uint64_t echoed;
 	uint64_t bad;
-	uint32_t seen[NV31 + 1][TXQ31][PER_Q];	/* by vesw id, tx queue, frame */
+	uint32_t seen[MV_MAX + 1][MV_TXQ][PER_Q];	/* by vesw id, tx queue, frame */
 };
+
+static const struct mv_case *mv;
+static uint16_t mv_ports[MV_MAX];
+static struct pt_lsc_log mv_lsc[MV_MAX];
+static char mv_config[64];
 
 static void
 peer_echo(const struct hfi_rcv_pkt *pkt, const uint8_t *data, void *arg)
@@ -534,13 +553,13 @@ peer_echo(const struct hfi_rcv_pkt *pkt, const uint8_t *data, void *arg)
 	h.pkey = (uint16_t)(data[10] | data[11] << 8);
 	h.entropy = data[12];
 	if (f == NULL || pkt->errors != 0 || flen > sizeof(frame) || flen < PT_HDR_LEN +
-	    sizeof(pl) || h.vesw == 0 || h.vesw > NV31) {
+	    sizeof(pl) || h.vesw == 0 || h.vesw > mv->nv) {
 		p->bad++;
 		return;
 	}
 	/* The payload sits where the frame put it: copied out, not read in place. */
 	memcpy(&pl, f + PT_HDR_LEN, sizeof(pl));
-	if (pl.seq / SEQ_Q >= TXQ31 || pl.seq % SEQ_Q >= PER_Q) {
+	if (pl.seq / SEQ_Q >= mv->ntxq || pl.seq % SEQ_Q >= PER_Q) {
 		p->bad++;
 		return;
 	}
@@ -569,36 +588,90 @@ peer_worker(void *arg)
 	return 0;
 }
 
-static uint16_t ports31[NV31];
-
 static void
-probe31(unsigned int i)
+mv_write_config(void)
 {
-	char args[160];
+	FILE *f;
+	unsigned int i;
 
-	snprintf(args, sizeof(args), "net_opa_vnic_v%u,hfi=sw0,lid=1,vport=%u,vesw_id=%u,em=off,"
-		 "engine=%s,fabric=" SCALE_FABRIC, i, i, i + 1, engine_mode);
-	if (pt_probe(args, &ports31[i]) != 0)
-		fail_msg("probe %s failed", args);
-	assert_int_equal(pt_port_setup(ports31[i], 1, TXQ31, pt_mp, 0), 0);
+	snprintf(mv_config, sizeof(mv_config), "/tmp/opa-vnic-scale-%d.conf", (int)getpid());
+	f = fopen(mv_config, "w");
+	assert_non_null(f);
+	fprintf(f, "# vport i of sw0 alone in vswitch i + 1\n");
+	for (i = 0; i < mv->nv; i++)
+		fprintf(f, "[vesw %u]\nmember = sw0:%u\n", i + 1, i);
+	assert_int_equal(fclose(f), 0);
 }
 
-struct round31 {
+static void
+mv_probe(unsigned int i)
+{
+	char args[192];
+
+	if (mv->em)
+		snprintf(args, sizeof(args), "net_opa_vnic_v%u,hfi=sw0,lid=1,vport=%u,"
+			 "em_config=%s,engine=%s,fabric=" SCALE_FABRIC, i, i, mv_config,
+			 engine_mode);
+	else
+		snprintf(args, sizeof(args), "net_opa_vnic_v%u,hfi=sw0,lid=1,vport=%u,vesw_id=%u,"
+			 "em=off,engine=%s,fabric=" SCALE_FABRIC, i, i, i + 1, engine_mode);
+	if (pt_probe(args, &mv_ports[i]) != 0)
+		fail_msg("probe %s failed", args);
+	memset(&mv_lsc[i], 0, sizeof(mv_lsc[i]));
+	assert_int_equal(rte_eth_dev_callback_register(mv_ports[i], RTE_ETH_EVENT_INTR_LSC,
+						       pt_lsc_cb, &mv_lsc[i]), 0);
+	assert_int_equal(pt_port_setup(mv_ports[i], mv->nrxq, mv->ntxq, pt_mp, 0), 0);
+}
+
+static void
+mv_remove(unsigned int i)
+{
+	assert_int_equal(rte_eth_dev_callback_unregister(mv_ports[i], RTE_ETH_EVENT_INTR_LSC,
+							 pt_lsc_cb, &mv_lsc[i]), 0);
+	pt_port_remove(mv_ports[i]);
+}
+
+/* Wait for the links of vports idx[0..n) (up by the EM, or at once with em=off). */
+static void
+mv_wait_up(const unsigned int *idx, unsigned int n)
+{
+	struct rte_eth_link link;
+	unsigned int i, seen;
+
+	for (i = 0; i < n; i++) {
+		if (!mv->em) {
+			/* Up once the HFI's control thread saw the port started. */
+			for (seen = 0; seen < 60000; seen++) {
+				assert_int_equal(rte_eth_link_get_nowait(mv_ports[idx[i]], &link),
+						 0);
+				if (link.link_status == RTE_ETH_LINK_UP)
+					break;
+				rte_delay_us_sleep(1000);
+			}
+			assert_int_equal(link.link_status, RTE_ETH_LINK_UP);
+			continue;
+		}
+		seen = 0;
+		pt_wait_lsc(&mv_lsc[idx[i]], &seen, RTE_ETH_LINK_UP, 60000);
+	}
+}
+
+struct round_mv {
 	int vport_of[RTE_MAX_ETHPORTS];
-	uint8_t seen[NV31][TXQ31][PER_Q];
+	uint8_t seen[MV_MAX][MV_TXQ][PER_Q];
 	unsigned int bad;
 };
 
 static void
-round31_rx(uint16_t port, uint16_t q, struct rte_mbuf *m, void *arg)
+round_mv_rx(uint16_t port, uint16_t q, struct rte_mbuf *m, void *arg)
 {
-	struct round31 *r = arg;
+	struct round_mv *r = arg;
 	struct pt_payload p;
 
 	RTE_SET_USED(q);
 	/* Back at the vport that sent it, intact. */
 	if (pt_parse(m, &p) != 0 || p.src_port != port || r->vport_of[port] < 0 ||
-	    p.seq / SEQ_Q >= TXQ31 || p.seq % SEQ_Q >= PER_Q) {
+	    p.seq / SEQ_Q >= mv->ntxq || p.seq % SEQ_Q >= PER_Q) {
 		r->bad++;
 		return;
 	}
@@ -607,26 +680,27 @@ round31_rx(uint16_t port, uint16_t q, struct rte_mbuf *m, void *arg)
 
 /* Every tx queue of the vports in idx[] to the peer and back; each frame once each way. */
 static void
-round31(struct peer *peer, const unsigned int *idx, unsigned int n)
+round_mv(struct peer *peer, const unsigned int *idx, unsigned int n)
 {
-	struct round31 *r = calloc(1, sizeof(*r));
-	uint16_t ports[NV31];
+	struct round_mv *r = calloc(1, sizeof(*r));
+	uint16_t *ports = calloc(MV_MAX, sizeof(*ports));
 	struct rte_mbuf *m[PER_Q];
 	unsigned int i, q, k, total = 0;
 
 	assert_non_null(r);
+	assert_non_null(ports);
 	memset(r->vport_of, -1, sizeof(r->vport_of));
 	memset(peer->seen, 0, sizeof(peer->seen));
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	for (i = 0; i < n; i++) {
 		struct rte_ether_addr dst;
 
-		ports[i] = ports31[idx[i]];
+		ports[i] = mv_ports[idx[i]];
 		r->vport_of[ports[i]] = (int)idx[i];
 		/* The peer's address in vswitch idx + 1: the locally administered MAC of LID 2. */
 		dst = pt_mac(ports[i]);
 		dst.addr_bytes[3] = PEER_LID;
-		for (q = 0; q < TXQ31; q++) {
+		for (q = 0; q < mv->ntxq; q++) {
 			for (k = 0; k < PER_Q; k++) {
 				m[k] = pt_frame(pt_mp, &dst, ports[i], PT_UCAST, q * SEQ_Q + k,
 						(uint16_t)(q * PER_Q + k), FLEN);
@@ -636,31 +710,155 @@ round31(struct peer *peer, const unsigned int *idx, unsigned int n)
 			total += PER_Q;
 		}
 	}
-	assert_int_equal(pt_rx(ports, n, round31_rx, r, total, PT_WAIT_MS), total);
-	assert_int_equal(pt_rx(ports, n, round31_rx, r, 1, 20), 0);
+	assert_int_equal(pt_rx(ports, n, round_mv_rx, r, total, PT_WAIT_MS), total);
+	assert_int_equal(pt_rx(ports, n, round_mv_rx, r, 1, 20), 0);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	assert_int_equal(r->bad, 0);
 	assert_int_equal(peer->bad, 0);
 	for (i = 0; i < n; i++)
-		for (q = 0; q < TXQ31; q++)
+		for (q = 0; q < mv->ntxq; q++)
 			for (k = 0; k < PER_Q; k++) {
 				assert_int_equal(peer->seen[idx[i] + 1][q][k], 1);
 				assert_int_equal(r->seen[idx[i]][q][k], 1);
 			}
+	free(ports);
 	free(r);
 }
 
-void
-pt_test_scale31(void **state)
+/* Bytes the EAL heaps hold. */
+static uint64_t
+heap_used(void)
+{
+	struct rte_malloc_socket_stats st;
+	uint64_t n = 0;
+	unsigned int s;
+
+	for (s = 0; s < rte_socket_count(); s++)
+		if (rte_malloc_get_socket_stats(rte_socket_id_by_idx(s), &st) == 0)
+			n += st.heap_allocsz_bytes;
+	return n;
+}
+
+/* The vport's rx queues with a receive context of their own, and without. */
+static void
+vport_ctxts(uint16_t port, unsigned int *own, unsigned int *shared)
+{
+	const struct opa_vnic_vport *vp = rte_eth_devices[port].data->dev_private;
+	unsigned int q;
+
+	for (q = 0; q < OPA_VNIC_MAX_QUEUES; q++)
+		if (vp->rxq[q] != NULL) {
+			if (vp->rxq[q]->ctxt == OPA_VNIC_CTXT_SHARED)
+				(*shared)++;
+			else
+				(*own)++;
+		}
+}
+
+/* Frames the vport's rx queues without a receive context delivered. */
+static uint64_t
+vport_shared_rx(uint16_t port)
+{
+	const struct opa_vnic_vport *vp = rte_eth_devices[port].data->dev_private;
+	uint64_t n = 0;
+	unsigned int q;
+
+	for (q = 0; q < OPA_VNIC_MAX_QUEUES; q++)
+		if (vp->rxq[q] != NULL && vp->rxq[q]->ctxt == OPA_VNIC_CTXT_SHARED)
+			n += vp->rxq[q]->stats.packets;
+	return n;
+}
+
+/* The answer of EAL's telemetry socket to cmd, in buf (NUL-terminated). */
+static void
+tel_query(const char *cmd, char *buf, size_t len)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	ssize_t n;
+
+	assert_true(fd >= 0);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/dpdk_telemetry.v2",
+		 rte_eal_get_runtime_dir());
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_true(recv(fd, buf, len, 0) > 0);	/* the greeting */
+	assert_int_equal(send(fd, cmd, strlen(cmd), 0), (ssize_t)strlen(cmd));
+	n = recv(fd, buf, len - 1, 0);
+	assert_true(n > 0);
+	buf[n] = '\0';
+	close(fd);
+}
+
+/* The integers of the JSON array after key in s, into v[] (at most max); their count. */
+static unsigned int
+tel_array(const char *s, const char *key, int *v, unsigned int max)
+{
+	const char *p = strstr(s, key);
+	unsigned int n = 0;
+	char *end;
+
+	assert_non_null(p);
+	p = strchr(p, '[');
+	assert_non_null(p);
+	for (p++; *p != ']' && n < max; p = end + (*end == ',')) {
+		v[n++] = (int)strtol(p, &end, 10);
+		assert_true(end != p);
+	}
+	assert_true(*p == ']');
+	return n;
+}
+
+/*
+ * Telemetry lists every vport of the HFI, under /opa_vnic/hfis and
+ * /opa_vnic/hfi,sw0, and counts its rx queues with and without contexts.
+ */
+static void
+tel_check(unsigned int own, unsigned int shared)
+{
+	char *buf = malloc(1 << 16), want[64];
+	int *v = calloc(RTE_MAX_ETHPORTS, sizeof(*v));
+	unsigned int i, n;
+
+	assert_non_null(buf);
+	assert_non_null(v);
+	tel_query("/opa_vnic/hfis", buf, 1 << 16);
+	n = tel_array(buf, "\"sw0\"", v, RTE_MAX_ETHPORTS);
+	assert_int_equal(n, mv->nv);
+	for (i = 0; i < n; i++)
+		assert_int_equal(v[i], mv_ports[i]);
+	tel_query("/opa_vnic/hfi,sw0", buf, 1 << 16);
+	assert_int_equal(tel_array(buf, "\"ports\"", v, RTE_MAX_ETHPORTS), mv->nv);
+	snprintf(want, sizeof(want), "\"rxq_own_context\":%u", own);
+	assert_non_null(strstr(buf, want));
+	snprintf(want, sizeof(want), "\"rxq_shared_context\":%u", shared);
+	assert_non_null(strstr(buf, want));
+	free(v);
+	free(buf);
+}
+
+static void
+scale_vports(const struct mv_case *c)
 {
 	struct peer *peer = calloc(1, sizeof(*peer));
-	unsigned int all[NV31], rest[NV31 - NCHURN], churn[NCHURN], i, c, lcore, shared = 0;
+	unsigned int *all = calloc(MV_MAX, sizeof(*all)), *rest = calloc(MV_MAX, sizeof(*rest));
+	unsigned int churn[16], i, k, cyc, lcore, nrest, own = 0, shared = 0, own_v = 0;
+	unsigned int shared_v = 0, engines_shared = 0;
+	uint64_t *heap = calloc(MV_MAX + 1, sizeof(*heap)), own_b = 0, shared_b = 0, t0, up_ms;
+	uint64_t shared_rx = 0;
 	struct hfi_fabric *fab = scale_fabric();
+	struct rte_eth_dev_info info;
 	struct hfi_dev_params hp;
 	struct hfi_rcv_params rp;
 
 	assert_non_null(peer);
-	engine_mode = *state;
+	assert_non_null(all);
+	assert_non_null(rest);
+	assert_non_null(heap);
+	assert_true(c->nv <= MV_MAX && c->nv < RTE_MAX_ETHPORTS && c->ntxq <= MV_TXQ &&
+		    c->nchurn <= RTE_DIM(churn));
+	mv = c;
+	if (c->em)
+		mv_write_config();
 	hfi_dev_params_init(&hp);
 	hp.fabric = SCALE_FABRIC;
 	hp.lid = PEER_LID;
@@ -671,43 +869,89 @@ pt_test_scale31(void **state)
 	assert_int_equal(harness_rxq_open(&peer->rx, peer->dev, 0, &rp), 0);
 	harness_port_enable(peer->dev, 0);
 	assert_int_equal(harness_txq_open(&peer->tx, peer->dev, 0, 1024), 0);
-	for (i = 0; i < NV31; i++) {
+	/* The footprint of each vport: what the heaps gained while it was probed and started. */
+	heap[0] = heap_used();
+	t0 = rte_get_timer_cycles();
+	for (i = 0; i < c->nv; i++) {
+		unsigned int o = 0, s = 0;
+
 		all[i] = i;
-		probe31(i);
+		mv_probe(i);
+		heap[i + 1] = heap_used();
+		vport_ctxts(mv_ports[i], &o, &s);
+		own += o;
+		shared += s;
+		/* The first vport's start also sets up the HFI's shared context. */
+		if (i > 0 && s == 0) {
+			own_b += heap[i + 1] - heap[i];
+			own_v++;
+		} else if (i > 0 && o == 0) {
+			shared_b += heap[i + 1] - heap[i];
+			shared_v++;
+		}
 	}
-	for (i = 0; i < NCHURN; i++)
-		churn[i] = i * 8;	/* spread over the engines */
-	for (i = 0, c = 0; i < NV31; i++)
-		if (i % 8 != 0 || i / 8 >= NCHURN)
-			rest[c++] = i;
-	for (i = 0; i < NV31; i++)
-		for (c = 0; c < TXQ31; c++)
-			shared += engine_shared(ports31[i], (uint16_t)c);
-	assert_int_equal(shared, NV31 * TXQ31);
+	mv_wait_up(all, c->nv);
+	up_ms = (rte_get_timer_cycles() - t0) * 1000 / rte_get_timer_hz();
+	/* More rx queues than the HFI has receive contexts: the rest are fed from the shared one. */
+	assert_true(own > 0);
+	assert_int_equal(shared > 0, c->ctxt_shared);
+	assert_true(own <= hfi_dev_num_rcv_ctxts(vport_hfi_dev(mv_ports[0])));
+	assert_int_equal(rte_eth_dev_info_get(mv_ports[c->nv - 1], &info), 0);
+	assert_int_equal(info.max_rx_queues, OPA_VNIC_MAX_QUEUES);
+	for (i = 0; i < c->nv; i++)
+		for (k = 0; k < c->ntxq; k++)
+			engines_shared += engine_shared(mv_ports[i], (uint16_t)k);
+	if (c->telemetry)
+		tel_check(own, shared);
+	/* At least two queues per engine: then every engine is shared. */
+	if (c->nv * c->ntxq >= 2 * hfi_dev_num_sdma(vport_hfi_dev(mv_ports[0])))
+		assert_int_equal(engines_shared, c->nv * c->ntxq);
+	for (i = 0; i < c->nchurn; i++)
+		churn[i] = i * (c->nv / c->nchurn);	/* spread over contexts and engines */
+	for (i = 0, nrest = 0; i < c->nv; i++) {
+		for (k = 0; k < c->nchurn && churn[k] != i; k++)
+			;
+		if (k == c->nchurn)
+			rest[nrest++] = i;
+	}
 	lcore = rte_get_next_lcore(-1, 1, 0);
 	assert_true(lcore < RTE_MAX_LCORE);
 	assert_int_equal(rte_eal_remote_launch(peer_worker, peer, lcore), 0);
-	round31(peer, all, NV31);
-	for (c = 0; c < CYCLES; c++) {
-		for (i = 0; i < NCHURN; i++)
-			pt_port_remove(ports31[churn[i]]);
-		/* The others go on without them, on the engines they shared. */
-		round31(peer, rest, NV31 - NCHURN);
-		for (i = 0; i < NCHURN; i++)
-			probe31(churn[i]);
-		round31(peer, all, NV31);
+	round_mv(peer, all, c->nv);
+	for (cyc = 0; cyc < CYCLES; cyc++) {
+		for (i = 0; i < c->nchurn; i++)
+			mv_remove(churn[i]);
+		/* The others go on without them, on the contexts and engines they shared. */
+		round_mv(peer, rest, nrest);
+		for (i = 0; i < c->nchurn; i++)
+			mv_probe(churn[i]);
+		mv_wait_up(churn, c->nchurn);
+		round_mv(peer, all, c->nv);
 	}
 	peer->stop = true;
 	assert_int_equal(rte_eal_wait_lcore(lcore), 0);
-	for (i = 0; i < NV31; i++) {
-		assert_int_equal(pt_xstat(ports31[i], "tx_aborted_errors"), 0);
-		assert_int_equal(pt_xstat(ports31[i], "tx_carrier_errors"), 0);
+	for (i = 0; i < c->nv; i++) {
+		assert_int_equal(pt_xstat(mv_ports[i], "tx_aborted_errors"), 0);
+		assert_int_equal(pt_xstat(mv_ports[i], "tx_carrier_errors"), 0);
+		assert_int_equal(pt_xstat(mv_ports[i], "rx_missed_errors"), 0);
+		shared_rx += vport_shared_rx(mv_ports[i]);
 	}
-	printf("scale31 (%s): %u vports on one HFI, %u tx queues on its %u engines; the peer "
-	       "echoed %" PRIu64 " frames\n", engine_mode, NV31, NV31 * TXQ31,
-	       hfi_dev_num_sdma(vport_hfi_dev(ports31[0])), peer->echoed);
-	for (i = 0; i < NV31; i++)
-		pt_port_remove(ports31[i]);
+	/* The queues without a context of their own received their part. */
+	assert_int_equal(shared_rx > 0, c->ctxt_shared);
+	printf("scale (%s): %u vports on one HFI (%s), %u rx queues (%u with a receive context "
+	       "of their own, %u fed from the shared context, which delivered %" PRIu64 " frames "
+	       "to them), %u tx queues on %u engines; links up after %" PRIu64 " ms; the peer "
+	       "echoed %" PRIu64 " frames\n", engine_mode, c->nv, c->em ? "embedded EM" : "em=off",
+	       own + shared, own, shared, shared_rx, c->nv * c->ntxq,
+	       hfi_dev_num_sdma(vport_hfi_dev(mv_ports[0])), up_ms, peer->echoed);
+	printf("scale: footprint (EAL heap, %u rx descriptors, %u tx descriptors per queue): "
+	       "%" PRIu64 " KiB for all %u vports; %" PRIu64 " KiB per vport with own contexts "
+	       "(%u measured), %" PRIu64 " KiB per vport fed from the shared context (%u measured)"
+	       "\n", PT_RX_DESC, PT_TX_DESC, (heap[c->nv] - heap[0]) / 1024, c->nv,
+	       own_v ? own_b / own_v / 1024 : 0, own_v, shared_v ? shared_b / shared_v / 1024 : 0,
+	       shared_v);
+	for (i = 0; i < c->nv; i++)
+		mv_remove(i);
 	harness_txq_reap(&peer->tx);
 	assert_int_equal(hfi_sdma_in_flight(peer->tx.sdma), 0);
 	harness_txq_close(&peer->tx);
@@ -715,5 +959,63 @@ pt_test_scale31(void **state)
 	hfi_dev_close(peer->dev);
 	pt_assert_pool_full(pt_mp);
 	hfi_fabric_close(fab);
+	if (c->em)
+		unlink(mv_config);
+	free(heap);
+	free(rest);
+	free(all);
 	free(peer);
+}
+
+/*
+ * scalectx: as many vports as the process may have ports (31 with Debian's
+ * DPDK) on one HFI, 6 rx queues each: 186 rx queues, more than the 157
+ * receive contexts the HFI has for them, so that the last ones are fed from
+ * its shared context; every frame of every tx queue to the peer and back,
+ * 4 vports removed while the others go on, then re-probed, three times.
+ */
+void
+pt_test_scale_ctxt(void **state)
+{
+	static const struct mv_case c = {
+		.nv = RTE_MAX_ETHPORTS - 1 < MV_MAX ? RTE_MAX_ETHPORTS - 1 : MV_MAX, .nrxq = 6, .ntxq = 2, .nchurn = 4,
+		.em = true, .ctxt_shared = true, .telemetry = true,
+	};
+
+	engine_mode = *state;
+	scale_vports(&c);
+}
+
+/*
+ * scale255: the 255 vports the VEMA protocol allows, all on one HFI (needs
+ * a DPDK built with RTE_MAX_ETHPORTS 256), each alone in its vswitch (em=off),
+ * one rx and one tx queue each: 157 rx queues with receive contexts of their
+ * own, 98 fed from the shared context, 255 tx queues on 16 engines; every
+ * frame goes to the peer and back once, 8 vports are removed while the
+ * others go on and re-probed, three times; the per-vport memory footprint
+ * is printed.
+ */
+void
+pt_test_scale255(void **state)
+{
+	static const struct mv_case c = {
+		.nv = MV_MAX, .nrxq = 1, .ntxq = 1, .nchurn = 8, .em = true, .ctxt_shared = true,
+		.telemetry = true,
+	};
+
+	engine_mode = *state;
+	if (RTE_MAX_ETHPORTS <= MV_MAX)
+		fail_msg("255 vports need a DPDK with RTE_MAX_ETHPORTS 256 (this one has %d)",
+			 RTE_MAX_ETHPORTS);
+	scale_vports(&c);
+}
+
+/* scale31: 31 vports on one HFI with 2 tx queues each (62 on 16 engines), em=off. */
+void
+pt_test_scale31(void **state)
+{
+	static const struct mv_case c = { .nv = 31, .nrxq = 1, .ntxq = 2, .nchurn = 4 };
+
+	engine_mode = *state;
+	scale_vports(&c);
 }

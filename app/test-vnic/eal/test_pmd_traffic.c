@@ -692,6 +692,16 @@ pt_test_restart(void **state)
  * says); then tx_burst returns short, nothing is dropped, and every frame
  * arrives once the receiver polls again.
  */
+/* The receive context of a port's rx queue, or OPA_VNIC_CTXT_SHARED. */
+static unsigned int
+rxq_ctxt(uint16_t port, unsigned int q)
+{
+	const struct opa_vnic_vport *vp = rte_eth_devices[port].data->dev_private;
+
+	assert_non_null(vp->rxq[q]);
+	return vp->rxq[q]->ctxt;
+}
+
 void
 pt_test_tx_ring(void **state)
 {
@@ -770,10 +780,11 @@ pt_test_tx_ring(void **state)
 
 	/*
 	 * The HFI's RcvArray entries are shared by the Rx queues of its vports
-	 * and kept for its shared context: queues are accepted while their
-	 * eager slots fit, the first one that does not is refused at setup
-	 * (-ENOMEM, not at start), a smaller one that fits is accepted, and
-	 * released queues give theirs back. 4 KiB chunks: 1032 slots a queue.
+	 * and kept for its shared context: queues get a receive context of
+	 * their own while their eager slots fit, the first one that does not is
+	 * fed from the shared context instead (decided at setup, not at start),
+	 * a smaller one that fits gets its own again, and released queues give
+	 * theirs back. 4 KiB chunks: 1032 slots a queue.
 	 */
 	{
 		uint32_t chunk = 4096, slots, small_slots, shared, cnt, left;
@@ -806,19 +817,25 @@ pt_test_tx_ring(void **state)
 		}
 		q = fit % 16;
 		assert_int_equal(rte_eth_rx_queue_setup(vp[fit / 16], (uint16_t)q, 2048,
-							SOCKET_ID_ANY, NULL, pt_mp), -ENOMEM);
+							SOCKET_ID_ANY, NULL, pt_mp), 0);
+		assert_int_equal(rxq_ctxt(vp[fit / 16], q), OPA_VNIC_CTXT_SHARED);
 		assert_int_equal(rte_eth_rx_queue_setup(vp[fit / 16], (uint16_t)q, 64,
 							SOCKET_ID_ANY, NULL, pt_mp), 0);
+		assert_int_not_equal(rxq_ctxt(vp[fit / 16], q), OPA_VNIC_CTXT_SHARED);
 		/* Set up again: the old queue's entries come back first. */
 		assert_int_equal(rte_eth_rx_queue_setup(vp[0], 0, 2048, SOCKET_ID_ANY, NULL,
 							pt_mp), 0);
+		assert_int_not_equal(rxq_ctxt(vp[0], 0), OPA_VNIC_CTXT_SHARED);
 		/* Released (a port configured with fewer queues): exactly theirs come back. */
 		assert_int_equal(rte_eth_dev_configure(vp[0], 1, 1, &conf), 0);
-		for (n = 0; n < 15; n++)
+		for (n = 0; n < 15; n++) {
 			assert_int_equal(rte_eth_rx_queue_setup(vp[2], (uint16_t)n, 2048,
 								SOCKET_ID_ANY, NULL, pt_mp), 0);
+			assert_int_not_equal(rxq_ctxt(vp[2], n), OPA_VNIC_CTXT_SHARED);
+		}
 		assert_int_equal(rte_eth_rx_queue_setup(vp[2], 15, 2048, SOCKET_ID_ANY, NULL,
-							pt_mp), -ENOMEM);
+							pt_mp), 0);
+		assert_int_equal(rxq_ctxt(vp[2], 15), OPA_VNIC_CTXT_SHARED);
 		for (v = 0; v < 3; v++)
 			pt_port_remove(vp[v]);
 	}

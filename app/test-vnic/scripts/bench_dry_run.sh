@@ -68,6 +68,19 @@ grep -qE '^  256 +B .*net_opa_vnic1,[^ ]*,rx_copy_max=10258 ' "$tmp/out3" ||
 grep -qE '^  256 +B .*net_opa_vnic1,[^ ]*,rx_copy_max=0 ' "$tmp/out3" ||
 	fail "no vnic-attach run with rx_copy_max=0"
 grep -q '^network' "$tmp/out2" && fail "a namespace planned without the af_packet case"
+"$bench" --dry-run --build "$BUILD_ROOT" --reps 1 --sizes 64 --cases vnic-many \
+	--no-micro >"$tmp/out4" 2>&1 || fail "--dry-run of the many-vports case exited $?"
+grep -E '^  64 +B .*dpdk-testpmd ' "$tmp/out4" | tr ' ' '\n' >"$tmp/many"
+# 16 vport pairs, vport i of each HFI in vswitch i + 1, each port's peer its pair's MAC.
+[ "$(grep -c '^net_opa_vnic[0-9]*,hfi=sw[01],' "$tmp/many")" = 32 ] ||
+	fail "vnic-many: not 32 vports"
+grep -qx 'net_opa_vnic31,hfi=sw1,lid=2,vport=15,vesw_id=16,em=off,engine=inline,icrc=hw' \
+	"$tmp/many" || fail "vnic-many: no vport 15 of sw1 in vswitch 16"
+grep -qx -- '--eth-peer=30,02:00:01:02:00:00' "$tmp/many" ||
+	fail "vnic-many: port 30 does not send to its pair's MAC (vswitch 16, LID 2)"
+for opt in --txq=2 --rxq=2; do
+	grep -qx -- "$opt" "$tmp/many" || fail "vnic-many: no $opt"
+done
 
 # Bad options: exit code 2 and a message naming the option.
 for args in "--reps 0" "--sizes 9000" "--cases bogus" "--duration x" "--inflight 99" "--bogus"; do

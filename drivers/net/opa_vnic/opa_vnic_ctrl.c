@@ -41,6 +41,15 @@
 #endif
 
 #define CTRL_POLL_MS		500
+/*
+ * A MAD landing in the GSI receive context does not always wake the thread
+ * (one HFI's agent was measured answering about 3 MADs a second with only
+ * CTRL_POLL_MS), and an EM's exchanges are chains of request and answer:
+ * for a while after a MAD the thread looks every millisecond, so that an
+ * EM configures many vports of one HFI within its poll interval.
+ */
+#define CTRL_BUSY_POLL_MS	1
+#define CTRL_BUSY_NS		(200 * 1000 * 1000ull)
 #define CTRL_MAD_BUDGET		64	/* MADs per vema_agent_poll() call */
 /*
  * Work per turn of the thread: then events, probes, link changes and LSC
@@ -65,6 +74,7 @@ struct opa_vnic_ctrl {
 	int wake_fd;
 	struct opa_vnic_mgmt *mgmt;		/* mgmt=chip: SMA, SMI and GSI paths */
 	bool more;				/* the last turn left work queued */
+	uint64_t busy_until;			/* ctrl_now_ns() until which MADs are expected */
 	bool transport_gone;			/* its device went away: nothing to read */
 	bool phys_up;				/* atomic: the physical link the HFI reports */
 	bool sma_phys_up;			/* what the SMA was last told */
@@ -538,13 +548,19 @@ static void
 ctrl_serve_vema(struct opa_vnic_ctrl *c)
 {
 	struct vema_agent_stats st;
-	unsigned int i;
+	unsigned int i, n = 0;
+	int got;
 
 	ctrl_serve_adds(c);
-	for (i = 0; i < CTRL_MAD_BATCHES && !c->transport_gone; i++)
-		if (vema_agent_poll(c->agent, CTRL_MAD_BUDGET) < CTRL_MAD_BUDGET)
+	for (i = 0; i < CTRL_MAD_BATCHES && !c->transport_gone; i++) {
+		got = vema_agent_poll(c->agent, CTRL_MAD_BUDGET);
+		n += got > 0 ? (unsigned int)got : 0;
+		if (got < CTRL_MAD_BUDGET)
 			break;
+	}
 	c->more |= i == CTRL_MAD_BATCHES;
+	if (n != 0)
+		c->busy_until = ctrl_now_ns() + CTRL_BUSY_NS;
 	if (c->transport_gone)
 		vema_agent_process_events(c->agent);
 	vema_agent_get_stats(c->agent, &st);
@@ -644,7 +660,8 @@ ctrl_main(void *arg)
 		bool now;
 
 		/* Work left from the last turn: look at everything else, then go on at once. */
-		poll(pfd, nfd, c->more ? 0 : CTRL_POLL_MS);
+		poll(pfd, nfd, c->more ? 0 : ctrl_now_ns() < c->busy_until ? CTRL_BUSY_POLL_MS :
+		     CTRL_POLL_MS);
 		c->more = false;
 		if (__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE))
 			break;

@@ -15,7 +15,10 @@
  * everything in the HFI's shared context (RSM collisions, unknown traffic),
  * go to the owner's per-queue ring after stage 1 and run stage 2 when the
  * owner polls. The shared context is drained by whichever lcore gets its
- * try-acquire flag; nobody waits for it.
+ * try-acquire flag; nobody waits for it. An rx queue set up when the HFI had
+ * no receive context (or RcvArray entries) left for it has no context of its
+ * own: all its packets come through the shared context and its ring, as the
+ * kernel's hfi1 VNIC shared its contexts among vports.
  */
 
 #include <errno.h>
@@ -449,7 +452,7 @@ rx_drop_stale(struct opa_vnic_rxq *q, const struct opa_vnic_snap *snap)
 		rte_pktmbuf_free_bulk(m, got);
 	}
 	/* rx_deliver refuses every packet of this vport: nothing lands in m[]. */
-	for (left = q->hdrq_cnt; left > 0; left -= RTE_MIN(left, got)) {
+	for (left = q->egr.rcv != NULL ? q->hdrq_cnt : 0; left > 0; left -= RTE_MIN(left, got)) {
 		got = rx_drain_ctxt(q, snap, &q->egr, m, OPA_VNIC_BURST, &d);
 		if (got == 0)
 			break;
@@ -492,7 +495,8 @@ opa_vnic_rxq_recv(struct opa_vnic_rxq *q, struct rte_mbuf **pkts, uint16_t n)
 	 * waits in the shared context (a vport whose traffic the RSM just moved
 	 * to them): a vesw's packets leave in the order they arrived.
 	 */
-	own = !__atomic_load_n(&q->vp->hfi->shared.fence, __ATOMIC_ACQUIRE) &&
+	own = q->egr.rcv != NULL &&
+	      !__atomic_load_n(&q->vp->hfi->shared.fence, __ATOMIC_ACQUIRE) &&
 	      (got < (unsigned int)RTE_MIN(n, OPA_VNIC_BURST) || rte_ring_empty(q->ring));
 	/* A few batches at most: entries for other vports do not fill pkts[]. */
 	for (i = 0; own && i < 4 && nb < n; i++) {
@@ -523,6 +527,27 @@ uint64_t
 opa_vnic_ctxt_overflows(struct hfi_dev *dev, unsigned int ctxt)
 {
 	return hfi_csr_read(dev, RCV_CTXT_CSR(ctxt, RCV_HDR_OVFL_CNT));
+}
+
+unsigned int
+opa_vnic_free_ctxts(struct opa_vnic_hfi *hfi)
+{
+	struct hfi_dev *dev = hfi->dev;
+	unsigned int c, n = 0;
+
+	pthread_mutex_lock(&dev->lock);
+	for (c = 0; c < dev->num_rcv_ctxts; c++)
+		n += !(dev->ctxt_busy[c / 8] & (1u << (c % 8)));
+	pthread_mutex_unlock(&dev->lock);
+	return n;
+}
+
+unsigned int
+opa_vnic_queue_ctxts(struct opa_vnic_hfi *hfi)
+{
+	unsigned int n = opa_vnic_free_ctxts(hfi);
+
+	return hfi->shared.rcv == NULL && n > 0 ? n - 1 : n;
 }
 
 int

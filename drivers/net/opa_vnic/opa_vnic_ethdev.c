@@ -117,16 +117,6 @@ opa_vnic_dev_configure(struct rte_eth_dev *dev)
 	return 0;
 }
 
-static unsigned int
-free_ctxts(const struct hfi_dev *dev)
-{
-	unsigned int c, n = 0;
-
-	for (c = 0; c < dev->num_rcv_ctxts; c++)
-		n += !(dev->ctxt_busy[c / 8] & (1u << (c % 8)));
-	return n;
-}
-
 /* Engines no tx queue uses yet (hfi->lock held): queues that would have one to themselves. */
 static unsigned int
 unused_engines(const struct opa_vnic_hfi *hfi)
@@ -154,21 +144,23 @@ opa_vnic_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 		own_rx += vp->rxq[q] != NULL;
 		own_tx += vp->txq[q] != NULL;
 	}
+	rx = opa_vnic_free_ctxts(hfi);
 	pthread_mutex_lock(&hfi->dev->lock);
-	rx = free_ctxts(hfi->dev);
 	tx = unused_engines(hfi);
 	pthread_mutex_unlock(&hfi->dev->lock);
 	for (q = 0; q < OPA_VNIC_MAX_SDMA; q++)
 		hfi_any_engine |= hfi->sdma[q] != NULL;
 	engines = RTE_MIN(hfi_dev_num_sdma(hfi->dev), (unsigned int)OPA_VNIC_MAX_SDMA);
-	/* The shared context takes one when the first vport of the HFI starts. */
-	if (hfi->shared.rcv == NULL && rx > 0)
-		rx--;
+	/*
+	 * Rx queues beyond the HFI's free receive contexts are fed from its
+	 * shared context: any number fit while it exists or can be set up.
+	 */
+	rx = hfi->shared.rcv != NULL || rx > 0 ? OPA_VNIC_MAX_QUEUES : own_rx;
 	eth_mtu = opa_vnic_conf_mtu(&vp->conf);
 	opa_vnic_vport_sync(vp);
 	pthread_mutex_unlock(&hfi->lock);
 
-	info->max_rx_queues = (uint16_t)RTE_MIN(rx + own_rx, (unsigned int)OPA_VNIC_MAX_QUEUES);
+	info->max_rx_queues = (uint16_t)rx;
 	/*
 	 * Tx queues share the HFI's SDMA engines once each engine has one, so
 	 * the limit is the vport's 16 whenever the PMD can use an engine of the
@@ -542,7 +534,12 @@ opa_vnic_priv_dump(struct rte_eth_dev *dev, FILE *f)
 		const struct opa_vnic_rxq *r = vp->rxq[q];
 		const struct opa_vnic_txq *t = vp->txq[q];
 
-		if (r != NULL)
+		if (r != NULL && r->ctxt == OPA_VNIC_CTXT_SHARED)
+			fprintf(f, "  rxq %u: fed from the shared context, copy up to %u bytes, "
+				"share group %u, delivered %" PRIu64 " (%" PRIu64 " copied, %" PRIu64
+				" attached)\n", q, r->copy_max, r->share_group, r->stats.packets,
+				r->stats.copied, r->stats.attached);
+		else if (r != NULL)
 			fprintf(f, "  rxq %u: context %u, %u packets, %u eager slots + %u spare "
 				"chunks of %u KiB (%u free), copy up to %u bytes, share group %u, "
 				"delivered %" PRIu64 " (%" PRIu64 " copied, %" PRIu64 " attached)\n",

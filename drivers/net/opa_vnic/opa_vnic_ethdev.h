@@ -64,6 +64,8 @@ extern int opa_vnic_logtype;
 #define OPA_VNIC_BURST		32
 #define OPA_VNIC_DEMUX_RING	1024	/* software demux ring per rx queue */
 #define OPA_VNIC_SHARED_DESC	1024	/* header queue entries of the per-HFI shared context */
+/* The ctxt of an rx queue without a receive context: fed from the HFI's shared context. */
+#define OPA_VNIC_CTXT_SHARED	UINT32_MAX
 #define OPA_VNIC_DESC_MIN	64
 #define OPA_VNIC_MIN_RX_BUFSIZE	64	/* mbuf data room beyond the headroom */
 #define OPA_VNIC_RX_DESC_MAX	8192	/* header queue entries (packets) per receive context */
@@ -239,7 +241,7 @@ struct opa_vnic_rxq {
 	uint64_t ovfl;				/* HFI overflows of earlier runs */
 	uint64_t ovfl_start;			/* RCV_HDR_OVFL_CNT when the context started */
 	struct opa_vnic_chunks *ck;		/* eager chunks, while started */
-	unsigned int ctxt;			/* reserved receive context */
+	unsigned int ctxt;			/* reserved receive context, or OPA_VNIC_CTXT_SHARED */
 	unsigned int socket;
 	uint32_t egr_cnt;			/* eager slots (RcvArray entries) */
 	uint32_t chunk_size;
@@ -569,6 +571,14 @@ unsigned int opa_vnic_hdrq_cnt(unsigned int nb_desc);
 uint64_t opa_vnic_ctxt_overflows(struct hfi_dev *dev, unsigned int ctxt);
 /* Claim the first free receive context of an HFI (lock held); -EBUSY if none. */
 int opa_vnic_claim_ctxt(struct hfi_dev *dev, unsigned int *ctxt);
+/* Receive contexts of the HFI nobody holds (hfi->lock held). */
+unsigned int opa_vnic_free_ctxts(struct opa_vnic_hfi *hfi);
+/*
+ * Receive contexts rx queues of the HFI may still take (hfi->lock held): the
+ * free ones, less the one the shared context takes when the HFI's first vport
+ * starts.
+ */
+unsigned int opa_vnic_queue_ctxts(struct opa_vnic_hfi *hfi);
 /* Give back the mbufs a queue allocated ahead (queue stopped). */
 void opa_vnic_rxq_mbufs_free(struct opa_vnic_rxq *q);
 

@@ -135,7 +135,8 @@ vport_rsm_eligible(const struct opa_vnic_vport *vp)
  * k low entropy bits, so index1 XOR index2 = (vesw low bits << k) | entropy
  * low bits: each vesw class owns 2^k consecutive map entries, one per queue.
  * (The hfi1 rule XORs 3 vesw bits with 3 entropy bits and cannot separate
- * vports.) Entries two vports would share go to the shared context.
+ * vports.) Entries two vports would share, and those of queues without a
+ * receive context of their own, go to the shared context.
  */
 void
 opa_vnic_hfi_program_rsm(struct opa_vnic_hfi *hfi)
@@ -184,8 +185,9 @@ opa_vnic_hfi_program_rsm(struct opa_vnic_hfi *hfi)
 		}
 		if (owners == 1) {
 			unsigned int nq = owner->eth_dev->data->nb_rx_queues;
+			unsigned int c = owner->rxq[(i & ((1u << k) - 1)) % nq]->ctxt;
 
-			map[i] = (uint8_t)owner->rxq[(i & ((1u << k) - 1)) % nq]->ctxt;
+			map[i] = (uint8_t)(c != OPA_VNIC_CTXT_SHARED ? c : hfi->shared.ctxt);
 		} else {
 			map[i] = (uint8_t)hfi->shared.ctxt;
 		}

@@ -143,31 +143,29 @@ opa_vnic_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 		goto fail;
 	}
 	/*
-	 * The eager slots are RcvArray entries, which the HFI's vports share
-	 * (and its shared context): counted here, so that a queue the HFI
-	 * could not start is refused now rather than at dev_start.
+	 * A receive context of its own while the HFI has one left (beside the
+	 * shared context's) and RcvArray entries for its eager slots (beside
+	 * the shared context's); counted now, so that dev_start cannot run
+	 * out. Otherwise the queue is fed from the shared context: slower (one
+	 * lcore at a time drains it for every such vport), but any number of
+	 * vports then fit, up to the 255 of the VEMA protocol.
 	 */
 	reserved = rcvarray_reserved(hfi);
-	if (reserved + q->egr_cnt + shared > hfi->dev->rcvarray_cnt) {
-		OPA_VNIC_LOG(ERR, "%s: rx queue %u: %u descriptors take %u RcvArray entries, but "
-			     "hfi=%s has %u left for rx queues (%u in all, shared by its vports; %u "
-			     "kept for its shared context)", vp->name, qid, q->hdrq_cnt, q->egr_cnt,
-			     hfi->name, hfi->dev->rcvarray_cnt - shared - reserved,
-			     hfi->dev->rcvarray_cnt, shared);
-		rc = -ENOMEM;
-		goto fail;
-	}
-	rc = opa_vnic_claim_ctxt(hfi->dev, &q->ctxt);
-	if (rc != 0) {
-		OPA_VNIC_LOG(ERR, "%s: rx queue %u: no free receive context on hfi=%s (%u "
-			     "contexts, all in use)", vp->name, qid, hfi->name,
-			     hfi_dev_num_rcv_ctxts(hfi->dev));
-		goto fail;
+	if (reserved + q->egr_cnt + shared > hfi->dev->rcvarray_cnt ||
+	    opa_vnic_queue_ctxts(hfi) == 0 || opa_vnic_claim_ctxt(hfi->dev, &q->ctxt) != 0) {
+		OPA_VNIC_LOG(INFO, "%s: rx queue %u: hfi=%s has %s left: the queue is fed from "
+			     "its shared context", vp->name, qid, hfi->name,
+			     reserved + q->egr_cnt + shared > hfi->dev->rcvarray_cnt ?
+			     "too few RcvArray entries" : "no receive context");
+		q->ctxt = OPA_VNIC_CTXT_SHARED;
+		q->egr_cnt = 0;
+		q->chunk_cnt = 0;
 	}
 	if (q->share_group != 0) {
 		rc = opa_vnic_rxq_group_join(q);
 		if (rc != 0) {
-			hfi_dev_unclaim_ctxt(hfi->dev, q->ctxt);
+			if (q->ctxt != OPA_VNIC_CTXT_SHARED)
+				hfi_dev_unclaim_ctxt(hfi->dev, q->ctxt);
 			goto fail;
 		}
 	}
@@ -194,7 +192,8 @@ opa_vnic_rx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
 	opa_vnic_stats_retire(vp, q, NULL);
 	vp->rxq[qid] = NULL;
 	dev->data->rx_queues[qid] = NULL;
-	hfi_dev_unclaim_ctxt(vp->hfi->dev, q->ctxt);
+	if (q->ctxt != OPA_VNIC_CTXT_SHARED)
+		hfi_dev_unclaim_ctxt(vp->hfi->dev, q->ctxt);
 	pthread_mutex_unlock(&vp->hfi->lock);
 	rte_free(q);
 }
@@ -213,13 +212,18 @@ opa_vnic_rxq_start(struct opa_vnic_rxq *q)
 	char name[RTE_RING_NAMESIZE], err[128];
 	int rc;
 
-	q->ck = opa_vnic_chunks_create(q->chunk_size, q->chunk_cnt, (int)q->socket, err,
-				       sizeof(err));
 	snprintf(name, sizeof(name), "ovnic_rx_%u_%u", q->port_id, q->qid);
 	q->ring = rte_ring_create(name, OPA_VNIC_DEMUX_RING, (int)q->socket, RING_F_SC_DEQ);
-	if (q->ck == NULL || q->ring == NULL) {
-		OPA_VNIC_LOG(ERR, "%s: rx queue %u: %s", vp->name, q->qid,
-			     q->ck == NULL ? err : "out of memory");
+	if (q->ring == NULL) {
+		OPA_VNIC_LOG(ERR, "%s: rx queue %u: out of memory", vp->name, q->qid);
+		return -ENOMEM;
+	}
+	if (q->ctxt == OPA_VNIC_CTXT_SHARED)
+		goto running;
+	q->ck = opa_vnic_chunks_create(q->chunk_size, q->chunk_cnt, (int)q->socket, err,
+				       sizeof(err));
+	if (q->ck == NULL) {
+		OPA_VNIC_LOG(ERR, "%s: rx queue %u: %s", vp->name, q->qid, err);
 		rc = -ENOMEM;
 		goto fail;
 	}
@@ -232,6 +236,7 @@ opa_vnic_rxq_start(struct opa_vnic_rxq *q)
 		goto fail;
 	}
 	q->ovfl_start = opa_vnic_ctxt_overflows(dev, q->ctxt);
+running:
 	q->down_seen = vp->snap->down_gen;	/* a new context holds nothing stale */
 	__atomic_store_n(&q->running, true, __ATOMIC_RELEASE);
 	return 0;
@@ -251,17 +256,20 @@ opa_vnic_rxq_stop(struct opa_vnic_rxq *q)
 	uint64_t status;
 	void *m;
 
-	if (q->egr.rcv == NULL)
+	if (q->ring == NULL)
 		return;
-	status = hfi_rcv_status(q->egr.rcv);
-	if (status != 0)
-		OPA_VNIC_LOG(ERR, "%s: rx queue %u: the HFI had stopped receive context %u "
-			     "(status 0x%" PRIx64 ")", q->vp->name, q->qid, q->ctxt, status);
-	q->ovfl += opa_vnic_ctxt_overflows(dev, q->ctxt) - q->ovfl_start;
-	/* What the HFI wrote and nobody polled is lost with the context: counted. */
-	q->stats.flushed += opa_vnic_egr_pending(&q->egr);
-	opa_vnic_egr_stop(&q->egr);
-	hfi_dev_claim_ctxt(dev, q->ctxt);
+	if (q->egr.rcv != NULL) {
+		status = hfi_rcv_status(q->egr.rcv);
+		if (status != 0)
+			OPA_VNIC_LOG(ERR, "%s: rx queue %u: the HFI had stopped receive context "
+				     "%u (status 0x%" PRIx64 ")", q->vp->name, q->qid, q->ctxt,
+				     status);
+		q->ovfl += opa_vnic_ctxt_overflows(dev, q->ctxt) - q->ovfl_start;
+		/* What the HFI wrote and nobody polled is lost with the context: counted. */
+		q->stats.flushed += opa_vnic_egr_pending(&q->egr);
+		opa_vnic_egr_stop(&q->egr);
+		hfi_dev_claim_ctxt(dev, q->ctxt);
+	}
 	opa_vnic_rxq_mbufs_free(q);
 	while (rte_ring_sc_dequeue(q->ring, &m) == 0) {
 		rte_pktmbuf_free(m);

@@ -64,12 +64,31 @@ struct hfi_query {
 	bool found;
 };
 
+/* The HFI's rx queues with a receive context of their own and without (hfi->lock held). */
+static void
+rxq_contexts(const struct opa_vnic_hfi *hfi, unsigned int *own, unsigned int *shared)
+{
+	unsigned int i, q;
+
+	*own = 0;
+	*shared = 0;
+	for (i = 0; i <= OPA_VNIC_MAX_VPORT; i++)
+		for (q = 0; hfi->vports[i] != NULL && q < OPA_VNIC_MAX_QUEUES; q++)
+			if (hfi->vports[i]->rxq[q] != NULL) {
+				if (hfi->vports[i]->rxq[q]->ctxt == OPA_VNIC_CTXT_SHARED)
+					(*shared)++;
+				else
+					(*own)++;
+			}
+}
+
 static void
 hfi_info_add(struct opa_vnic_hfi *hfi, void *arg)
 {
 	struct hfi_query *q = arg;
 	struct rte_tel_data *h = q->d, *ports;
 	struct opa_vnic_ctrl_stats cs;
+	unsigned int own, shared;
 
 	if (strcmp(hfi->name, q->name) != 0)
 		return;
@@ -83,6 +102,9 @@ hfi_info_add(struct opa_vnic_hfi *hfi, void *arg)
 	rte_tel_data_add_dict_int(h, "shared_context",
 				  hfi->shared.rcv != NULL ? (int)hfi->shared.ctxt : -1);
 	rte_tel_data_add_dict_uint(h, "shared_drained", hfi->shared.drained);
+	rxq_contexts(hfi, &own, &shared);
+	rte_tel_data_add_dict_uint(h, "rxq_own_context", own);
+	rte_tel_data_add_dict_uint(h, "rxq_shared_context", shared);
 	rte_tel_data_add_dict_uint(h, "rx_nohandler",
 				  hfi->rx_async[OPA_VNIC_RXE_NOHANDLER]);
 	rte_tel_data_add_dict_string(h, "em", hfi->open_args.em == OPA_VNIC_EM_OFF ? "off" :
