@@ -54,28 +54,34 @@ cmd_test() {
 	return $rc
 }
 
+# Configure (once) and build BUILD against the DPDK of the environment
+# (opa_dpdk_alt_env): its driver-SDK headers are installed with it, no sdk_include.
+alt_build() {
+	local build=$1 werror=false
+	[ "${OPA_VNIC_WERROR:-0}" = 1 ] && werror=true
+	if [ ! -f "$build/build.ninja" ]; then
+		meson setup "$build" "$OPA_TOP" -Dwerror=$werror >"$build.setup.log" 2>&1 ||
+			{ tail -n 30 "$build.setup.log"; return 1; }
+	else
+		meson configure "$build" -Dwerror=$werror >/dev/null || return 1
+	fi
+	ninja -C "$build" >"$build.ninja.log" 2>&1 || { tail -n 60 "$build.ninja.log"; return 1; }
+}
+
 # The default suite again against the DPDK 24.11 of OPA_VNIC_DPDK_SRC, when given
 # (Debian's Open vSwitch is built on its DPDK 22.11: the ovs suite is not run).
 test_dpdk_alt() {
-	local prefix build werror=false
+	local prefix build
 	if [ -z "${OPA_VNIC_DPDK_SRC:-}" ]; then
 		echo "==== DPDK 24.11: not tested (no tree: set OPA_VNIC_DPDK_SRC to an upstream 24.11 source tree)"
 		return 0
 	fi
 	prefix=$(opa_dpdk_alt) || return 1
 	build="$OPA_TOP/build-dpdk$(cat "$OPA_VNIC_DPDK_SRC/VERSION")"
-	[ "${OPA_VNIC_WERROR:-0}" = 1 ] && werror=true
 	echo "==== tests: $build (DPDK $(cat "$OPA_VNIC_DPDK_SRC/VERSION") from $prefix)"
 	(
 		opa_dpdk_alt_env "$prefix"
-		# Its driver-SDK headers are installed with it: no sdk_include.
-		if [ ! -f "$build/build.ninja" ]; then
-			meson setup "$build" "$OPA_TOP" -Dwerror=$werror >"$build.setup.log" 2>&1 ||
-				{ tail -n 30 "$build.setup.log"; exit 1; }
-		else
-			meson configure "$build" -Dwerror=$werror >/dev/null || exit 1
-		fi
-		ninja -C "$build" >"$build.ninja.log" 2>&1 || { tail -n 60 "$build.ninja.log"; exit 1; }
+		alt_build "$build" || exit 1
 		meson test -C "$build" --no-suite ovs --print-errorlogs --num-processes 2
 	)
 }
@@ -104,7 +110,7 @@ cmd_faults() {
 # The 255 vports of one HFI (suite 'scale'): Debian's DPDK has 32 ethdev ports, so
 # against a second build of the DPDK 24.11 tree with 256 (cached beside the first).
 cmd_scale() {
-	local prefix build werror=false
+	local prefix build
 	if [ -z "${OPA_VNIC_DPDK_SRC:-}" ]; then
 		echo "==== scale: not run: no DPDK tree (set OPA_VNIC_DPDK_SRC to an upstream 24.11" \
 			"source tree; Debian's DPDK has 32 ethdev ports, 255 vports need 256)"
@@ -112,18 +118,11 @@ cmd_scale() {
 	fi
 	prefix=$(opa_dpdk_alt ports256) || return 1
 	build="$OPA_TOP/build-dpdk$(cat "$OPA_VNIC_DPDK_SRC/VERSION")-ports256"
-	[ "${OPA_VNIC_WERROR:-0}" = 1 ] && werror=true
 	echo "==== scale: $build (DPDK $(cat "$OPA_VNIC_DPDK_SRC/VERSION") with 256 ethdev ports," \
 		"from $prefix)"
 	(
 		opa_dpdk_alt_env "$prefix"
-		if [ ! -f "$build/build.ninja" ]; then
-			meson setup "$build" "$OPA_TOP" -Dwerror=$werror >"$build.setup.log" 2>&1 ||
-				{ tail -n 30 "$build.setup.log"; exit 1; }
-		else
-			meson configure "$build" -Dwerror=$werror >/dev/null || exit 1
-		fi
-		ninja -C "$build" >"$build.ninja.log" 2>&1 || { tail -n 60 "$build.ninja.log"; exit 1; }
+		alt_build "$build" || exit 1
 		rc=0
 		meson test -C "$build" --suite scale --print-errorlogs --num-processes 1 || rc=1
 		# What the runs measured: vports, queues, contexts, link-up time, footprint.

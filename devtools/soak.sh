@@ -38,31 +38,8 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
-die() {
-	echo "FAIL: $*"
-	for f in "$tmp"/*.out; do echo "== $f"; tail -n 40 "$f"; done
-	exit 1
-}
-# wait_for FILE REGEX [COUNT] [SECONDS]: until FILE has COUNT matching lines
-wait_for() {
-	local i
-	for i in $(seq $((${4:-30} * 20))); do
-		[ "$(grep -cE -- "$2" "$1")" -ge "${3:-1}" ] && return 0
-		sleep 0.05
-	done
-	die "waiting for '$2' in $1"
-}
-alive() { kill -0 "$1" 2>/dev/null || die "process $1 ($2) died"; }
-
-em_conf() {
-	local i
-	for i in 1 2 3 4; do
-		echo "[vesw $i]"
-		echo "member = sw0:$((i - 1))"
-		echo "member = sw1:$((i - 1))"
-		[ "$i" -ge 3 ] && echo "eth_mtu = $1"
-	done
-}
+# shellcheck source=devtools/traffic-lib.sh
+. "$(dirname "$0")/traffic-lib.sh"
 em_conf 1500 >"$tmp/em.conf"
 "$tv" fabric create "$fabric" --cells 1024 >/dev/null || die "fabric create"
 "$tv" em --fabric "$fabric" --config "$tmp/em.conf" --lid 0x50 --interval 0.2 \
