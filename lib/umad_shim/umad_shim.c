@@ -1315,8 +1315,8 @@ attach_locked(void)
 	 * Without one, nobody would ever write the table: the port holds what an
 	 * SM gives a management node, full management first.
 	 */
-	static const uint16_t sm_pkeys[] = { 0x8001, HFI_SMA_LIM_MGMT_PKEY };
-	static const uint16_t no_sm_pkeys[] = { HFI_SMA_FULL_MGMT_PKEY, HFI_SMA_LIM_MGMT_PKEY };
+	static const uint16_t sm_pkeys[] = { 0x8001, HFI_SMP_LIM_MGMT_PKEY };
+	static const uint16_t no_sm_pkeys[] = { HFI_SMP_FULL_MGMT_PKEY, HFI_SMP_LIM_MGMT_PKEY };
 	const uint16_t *pkeys;
 	static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 	const char *fabric = getenv(UMAD_SHIM_ENV_FABRIC);

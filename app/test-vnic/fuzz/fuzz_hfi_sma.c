@@ -58,7 +58,7 @@ op_set_pkeys(void *ctx, const uint16_t pkeys[HFI_SMA_NUM_PKEYS])
 	if (cur_sma != NULL)
 		hfi_sma_port_view(cur_sma, &v);
 	for (i = 0; i < HFI_SMA_NUM_PKEYS; i++) {
-		mgmt |= pkeys[i] == HFI_SMA_LIM_MGMT_PKEY;
+		mgmt |= pkeys[i] == HFI_SMP_LIM_MGMT_PKEY;
 		only_idx2 &= cur_sma != NULL && (i == 2 || pkeys[i] == v.pkeys[i]);
 	}
 	CHECK(mgmt || only_idx2);

@@ -28,8 +28,6 @@
 				 HFI_9B_DETH_LEN + HFI_MAD_SIZE + HFI_9B_ICRC_LEN)
 #define MGMT_SEND_TRIES		200	/* x 10 us waiting for PIO credits */
 #define MGMT_DATA_VLS		8
-#define MGMT_FULL_PKEY		0xffff
-#define MGMT_LIM_PKEY		0x7fff
 
 struct hfi_mgmt {
 	struct hfi_dev *dev;
@@ -191,14 +189,14 @@ pkey_index(const struct hfi_mgmt *m, uint16_t pkey)
 {
 	int i, lim = -1;
 
-	if (pkey == MGMT_FULL_PKEY || pkey == MGMT_LIM_PKEY) {
+	if (pkey == HFI_SMP_FULL_MGMT_PKEY || pkey == HFI_SMP_LIM_MGMT_PKEY) {
 		for (i = 0; i < HFI_MGMT_PKEYS; i++) {
 			if (m->pkeys[i] == pkey)
 				return i;
-			if (m->pkeys[i] == MGMT_LIM_PKEY)
+			if (m->pkeys[i] == HFI_SMP_LIM_MGMT_PKEY)
 				lim = i;
 		}
-		return pkey == MGMT_FULL_PKEY && lim >= 0 ? lim : -ENOENT;
+		return pkey == HFI_SMP_FULL_MGMT_PKEY && lim >= 0 ? lim : -ENOENT;
 	}
 	for (i = 0; i < HFI_MGMT_PKEYS; i++)
 		if (((m->pkeys[i] ^ pkey) & 0x7fff) == 0)

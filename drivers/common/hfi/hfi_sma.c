@@ -892,7 +892,7 @@ set_pkeys(struct req *r, uint32_t am, uint8_t *data, uint32_t max_len, uint32_t 
 	wire_decode(&hfi_smp_layout_pkey_block, data, &blk);
 	/* a table without the management P_Key would cut the SM off: refused */
 	for (i = 0; i < HFI_SMA_NUM_PKEYS; i++)
-		mgmt |= blk.pkey[i] == HFI_SMA_LIM_MGMT_PKEY;
+		mgmt |= blk.pkey[i] == HFI_SMP_LIM_MGMT_PKEY;
 	if (!mgmt)
 		return status(r, HFI_SMP_STATUS_INVALID_FIELD);
 	if (memcmp(blk.pkey, sma->pkeys, sizeof(sma->pkeys)) != 0 &&
@@ -1326,8 +1326,8 @@ process_opa(struct req *r, const struct hfi_sma_rx *rx, size_t in_len, uint32_t 
 
 	r->local = is_local(r, rx);
 	/* a node talks to its own SMA only on a management partition */
-	if (r->local && rx != NULL && rx->pkey != HFI_SMA_LIM_MGMT_PKEY &&
-	    rx->pkey != HFI_SMA_FULL_MGMT_PKEY)
+	if (r->local && rx != NULL && rx->pkey != HFI_SMP_LIM_MGMT_PKEY &&
+	    rx->pkey != HFI_SMP_FULL_MGMT_PKEY)
 		return V_PKEY;
 	/* before anything else is looked at, the answer is as long as the request */
 	*resp_len = (uint32_t)in_len;
@@ -1457,7 +1457,7 @@ hfi_sma_link_up(struct hfi_sma *sma, const struct hfi_sma_link_info *info)
 	if (info != NULL)
 		sma->link = *info;
 	if (sma->link.mgmt_allowed)
-		full_mgmt_pkey(sma, HFI_SMA_FULL_MGMT_PKEY);
+		full_mgmt_pkey(sma, HFI_SMP_FULL_MGMT_PKEY);
 	sma->lstate = HFI_SMP_PORT_INIT;
 	sma->pstate = HFI_SMP_PHYS_LINKUP;
 	sma->sm_config_started = false;
@@ -1566,7 +1566,7 @@ default_tables(struct hfi_sma *sma)
 		sma->sc_to_vlnt[i] = sma->sc_to_vlt[i];
 	}
 	sma->pkeys[0] = 0x8001;
-	sma->pkeys[1] = HFI_SMA_LIM_MGMT_PKEY;
+	sma->pkeys[1] = HFI_SMP_LIM_MGMT_PKEY;
 	for (i = 0; i < HFI_SMA_NUM_VLS; i++)
 		sma->vl_mtu[i] = i < sma->cfg.vls_supported ?
 				 (uint16_t)hfi_smp_enum_to_mtu(sma->cfg.mtu_cap) : 0;
@@ -1623,7 +1623,7 @@ hfi_sma_mgmt_pkey_index(const struct hfi_sma *sma)
 	uint16_t i;
 
 	for (i = 0; i < HFI_SMA_NUM_PKEYS; i++)
-		if (sma->pkeys[i] == HFI_SMA_LIM_MGMT_PKEY)
+		if (sma->pkeys[i] == HFI_SMP_LIM_MGMT_PKEY)
 			return i;
 	return 1;
 }

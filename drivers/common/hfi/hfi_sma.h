@@ -28,8 +28,6 @@
 #define HFI_SMA_NUM_PKEYS	16	/* hfi1 HFI1_MAX_PKEYS; the chip's table */
 #define HFI_SMA_NUM_VLS		16	/* per-VL MTUs: data VLs and VL15 */
 #define HFI_SMA_VL_ARB_ENTRIES	16	/* VL arbitration elements the chip holds */
-#define HFI_SMA_LIM_MGMT_PKEY	0x7fff
-#define HFI_SMA_FULL_MGMT_PKEY	0xffff
 
 /* PortInfo.CapabilityMask (IB) bits hfi1 sets, and CapabilityMask3 bits. */
 #define HFI_SMA_CAP_AUTO_MIGR_SUP		(UINT32_C(1) << 5)

@@ -455,7 +455,7 @@ hfi_smp_rcv_check(uint8_t *mad, bool sc15, uint16_t pkey, bool port_is_sm)
 
 	if (!sc15)
 		return -EPROTO;
-	if ((pkey & HFI_SMP_PKEY_LOW15) != HFI_SMP_PKEY_LOW15 ||
+	if ((pkey & HFI_SMP_LIM_MGMT_PKEY) != HFI_SMP_LIM_MGMT_PKEY ||
 	    (mclass != HFI_SMP_CLASS_LR && mclass != HFI_SMP_CLASS_DR))
 		return -EACCES;
 	switch (method) {

@@ -59,7 +59,7 @@
 #define HFI_SMP_CLASS_LR		0x01	/* IB_MGMT_CLASS_SUBN_LID_ROUTED */
 #define HFI_SMP_CLASS_DR		0x81	/* IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE */
 #define HFI_SMP_FULL_MGMT_PKEY		0xffff
-#define HFI_SMP_PKEY_LOW15		0x7fff	/* both management P_Keys */
+#define HFI_SMP_LIM_MGMT_PKEY		0x7fff	/* also the low 15 bits of both */
 #define HFI_SMP_CLASS_VERSION_IB	0x01
 #define HFI_SMP_CLASS_VERSION_OPA	0x80	/* OPA_SM_CLASS_VERSION */
 

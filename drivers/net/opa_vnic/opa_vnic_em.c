@@ -111,7 +111,7 @@ static const struct hfi_sma_ops em_sma_ops = {
 static int
 em_sma_start(struct opa_vnic_em *em)
 {
-	static const uint16_t pkeys[] = { 0x8001, HFI_SMA_LIM_MGMT_PKEY };	/* hfi1's power-on */
+	static const uint16_t pkeys[] = { 0x8001, HFI_SMP_LIM_MGMT_PKEY };	/* hfi1's power-on */
 	struct hfi_fabric_config fc;
 	struct hfi_sma_config cfg;
 	struct hfi_sma_link_info li;
@@ -180,10 +180,10 @@ em_sm_lid(const struct opa_vnic_em *em)
 static uint16_t
 em_sa_pkey_index(struct opa_vnic_em *em)
 {
-	int i = em->mt.t.ops->find_pkey(em->mt.t.priv, HFI_SMA_FULL_MGMT_PKEY);
+	int i = em->mt.t.ops->find_pkey(em->mt.t.priv, HFI_SMP_FULL_MGMT_PKEY);
 
 	if (i < 0)
-		i = em->mt.t.ops->find_pkey(em->mt.t.priv, HFI_SMA_LIM_MGMT_PKEY);
+		i = em->mt.t.ops->find_pkey(em->mt.t.priv, HFI_SMP_LIM_MGMT_PKEY);
 	return i < 0 ? 0 : (uint16_t)i;
 }
 
