@@ -631,6 +631,38 @@ alloc_tables(struct em_member *m)
 }
 
 /*
+ * Whether a discovery window of vesw v may still hold members nobody has
+ * heard of: a listed port not given up has an index of the window left to
+ * scan, or being scanned. A restarted EM meets the vports one answer at a
+ * time; a table decided before the last of them would drop their MACs
+ * from a table in place. An empty table does not wait for a port that
+ * already needed a retry (as in lists_ready()).
+ */
+static bool
+scan_pending(const struct vema_em *em, int v, bool empty)
+{
+	const struct vema_em_vesw *w;
+	unsigned int i, j;
+
+	if (v < 0 || !em->cfg.vesw[v].discover)
+		return false;
+	w = &em->cfg.vesw[v];
+	for (i = 0; i < em->n_ports; i++) {
+		const struct em_port *pt = em->ports[i];
+
+		if (!pt->host || pt->absent || (empty && pt->suspect))
+			continue;
+		if (pt->op == OP_SCAN && pt->vport >= w->discover_first &&
+		    pt->vport <= w->discover_last)
+			return true;
+		for (j = w->discover_first; j <= w->discover_last; j++)
+			if (get_bit(pt->scan, j))
+				return true;
+	}
+	return false;
+}
+
+/*
  * Whether m's table can be decided: the MACs of every member of its vesw
  * that can contribute are known. A table that was never pushed (empty)
  * does not wait for a port that already needed a retry: a partial table
@@ -653,7 +685,7 @@ lists_ready(const struct vema_em *em, const struct em_member *m)
 		    (o->port->op == OP_UC_GET && o->port->m == o))
 			return false;
 	}
-	return true;
+	return !scan_pending(em, m->vesw, empty);
 }
 
 /* Compare what m's vport holds with what it should hold; decide whether to push. */

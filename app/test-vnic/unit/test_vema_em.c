@@ -1171,6 +1171,59 @@ test_idempotent_restart(void **state)
 	vema_em_destroy(em);
 }
 
+/*
+ * A restarted EM that discovers the vports one answer at a time: while one
+ * HFI has not answered its scan, the others' tables in place (which hold
+ * that HFI's MAC) stay as they are; once it answers, nothing is Set at all.
+ */
+static void
+test_discovery_restart_staggered(void **state)
+{
+	static struct vema_mac_entry before[VEMA_MAC_TBL_SIZE], after[VEMA_MAC_TBL_SIZE];
+	struct vema_em_config *c = &F.cfg;
+	struct vema_em_stats st;
+	uint32_t digest[3], d;
+	unsigned int h, i, mark;
+	struct vema_em *em;
+
+	(void)state;
+	for (h = 0; h < 3; h++) {
+		assert_int_equal(vema_agent_vport_add(F.h[h].b.agent, 0), 0);
+		memcpy(F.h[h].uc[0][0], (uint8_t[6]){ 0x00, 0x00, 0x5e, 0x00, 0x53, (uint8_t)h }, 6);
+		F.h[h].b.uc[0].n = 1;
+	}
+	vema_em_config_default(c);
+	em = engine(c);
+	converge(em);
+	vema_em_destroy(em);
+	for (h = 0; h < 3; h++) {
+		table_of(h, before, &digest[h]);
+		assert_int_equal(used_slots(before), 2);	/* the other two hosts' MACs */
+	}
+
+	mark = F.n_log;
+	F.h[2].hold = true;
+	em = engine(c);
+	for (i = 0; i < 200; i++)
+		assert_int_equal(vema_em_step(em, NULL), 0);
+	assert_false(vema_em_converged(em));
+	assert_int_equal(count_log(mark, 0, VEMA_METHOD_SET, 0), 0);
+	F.h[2].hold = false;
+	for (i = 0; i < F.n_held; i++)
+		to_em(F.held[i].from.lid, F.held[i].mad, F.held[i].len);
+	F.n_held = 0;
+	converge(em);
+	assert_int_equal(count_log(mark, 0, VEMA_METHOD_SET, 0), 0);
+	vema_em_get_stats(em, &st);
+	assert_int_equal(st.vpi_sets + st.mac_sets + st.cpi_sets + st.deletes, 0);
+	for (h = 0; h < 3; h++) {
+		table_of(h, after, &d);
+		assert_int_equal(d, digest[h]);
+	}
+	assert_int_equal(state_of(em, 0), VEMA_EM_FORWARDING);
+	vema_em_destroy(em);
+}
+
 /* Append vesw 'id' (defaults) discovering vport indices first..last. */
 static void
 add_window(struct vema_em_config *c, uint16_t id, uint8_t first, uint8_t last)
@@ -1463,6 +1516,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_reload_replace_all, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idempotent_restart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_discovery, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_discovery_restart_staggered, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_discovery_windows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unresolved_and_create_errors, setup,
 						teardown),
