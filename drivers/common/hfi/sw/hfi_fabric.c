@@ -1717,6 +1717,30 @@ read_counters(struct fab_port *p, struct hfi_port_counters *c)
 }
 
 int
+hfi_fabric_removed_ports(struct hfi_fabric *fab, uint32_t *lids, struct hfi_port_counters *c,
+			 unsigned int max)
+{
+	struct fab_hdr *h = fab->hdr;
+	unsigned int i, n = 0;
+
+	fab_lock(fab);
+	for (i = 0; i < h->cfg.max_ports; i++) {
+		struct fab_port *p = &h->ports[i];
+
+		/* epoch: attached once at least, so the slot's counters are a port's */
+		if (atomic_load(&p->state) != PORT_FREE || p->epoch == 0)
+			continue;
+		if (n < max) {
+			lids[n] = p->lid;
+			read_counters(p, &c[n]);
+		}
+		n++;
+	}
+	fab_unlock(fab);
+	return (int)n;
+}
+
+int
 hfi_fabric_switch_counters(struct hfi_fabric *fab, struct hfi_port_counters *c)
 {
 	read_ctr(fab->hdr->sw_ctr, c);

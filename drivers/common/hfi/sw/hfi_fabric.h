@@ -192,6 +192,14 @@ struct hfi_fabric_port_info {
 
 /* Fill up to max entries; returns the number of active ports. */
 int hfi_fabric_ports(struct hfi_fabric *fab, struct hfi_fabric_port_info *info, unsigned int max);
+/*
+ * The counters of ports that were removed (closed, or reaped after their
+ * process died): a slot keeps them until a port attaches there again, so
+ * what a dead process's port sent and dropped can still be read. Up to max
+ * of them into lids[] and c[]; returns how many there are.
+ */
+int hfi_fabric_removed_ports(struct hfi_fabric *fab, uint32_t *lids, struct hfi_port_counters *c,
+			     unsigned int max);
 
 int hfi_fabric_set_pkeys(struct hfi_fabric *fab, uint32_t lid, const uint16_t *pkeys,
 			 unsigned int n);
