@@ -649,7 +649,8 @@ ctl_stats(const char *tag)
 			if ((v = p->named[k] + xstats_sum(p->id, &name, 1)) != 0)
 				printf(" %s %" PRIu64, name, v);
 		}
-		printf(" reprobes %u\n", p->reprobes);
+		/* The peer's next frame number: every one before it arrived or was dropped. */
+		printf(" reprobes %u next_seq %" PRIu64 "\n", p->reprobes, p->next_seq);
 		/* The PMD's own: mbufs allocated ahead for copies, frames not yet completed. */
 		if (vp != NULL && vp->rxq[0] != NULL)
 			held += vp->rxq[0]->mc_n;
