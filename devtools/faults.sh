@@ -6,8 +6,10 @@
 # each on a shared-memory fabric (test_vnic_peer, as in the soak), configured
 # by an EM process, send numbered frames to each other; case by case a fault
 # is injected into the running processes (through each peer's command pipe,
-# --ctl: the peer calls hfi_fault_* on its own HFI) or done to them (SIGKILL
-# of the EM or of a peer, a rogue port's MAD flood). Each case ends at a
+# --ctl: the peer calls hfi_fault_* on its own HFI, or removes and re-probes
+# a vport while a fault is on it) or done to them (SIGKILL of the EM or of a
+# peer, whose counts outlive it in its --counts file and the fabric's slot;
+# a rogue port's MAD flood). Each case ends at a
 # checkpoint: both peers stop their data frames and send mark frames; once
 # every port saw the peer's mark, nothing is in flight and the counts are
 # read. Per case and direction, what the sender sent must be exactly what
@@ -72,7 +74,7 @@ em_conf 1500 >"$tmp/em.conf"
 "$tv" fabric create "$fabric" --cells 1024 >/dev/null || die "fabric create"
 start_em 1
 start_peer a sw0 1 2 --devargs mad_rate=200
-start_peer b sw1 2 1 --devargs rx_copy_max=0 --mbuf-size $((1024 + 128))
+start_peer b sw1 2 1 --devargs rx_copy_max=0 --mbuf-size $((1024 + 128)) --counts "$tmp/b.counts"
 for p in a b; do
 	wait_for "$tmp/$p.out" '^ready'
 	wait_for "$tmp/$p.out" '^port [0-3]: link up' 4
@@ -97,6 +99,18 @@ checkpoint() {
 	"$tv" fabric show "$fabric" >"$tmp/fabric.$id" || die "fabric show"
 }
 resume() { local p; for p in "$@"; do ctl "$p" resume; done; }
+# ctl_batch NAME COMMAND...: commands to a peer in one write, so that it runs
+# them back to back in one poll (no burst between them)
+ctl_batch() {
+	local p=$1 c lines= first=$((tag + 1))
+	shift
+	for c in "$@"; do tag=$((tag + 1)); lines+="$tag $c"$'\n'; done
+	printf '%s' "$lines" >"$tmp/$p.fifo"
+	wait_for "$tmp/$p.out" "^ctl $tag (ok|error)"
+	for ((c = first; c <= tag; c++)); do
+		grep -qE "^ctl $c ok" "$tmp/$p.out" || die "$p: $(grep -E "^ctl $c " "$tmp/$p.out")"
+	done
+}
 
 # field FILE NAME: a field of the port lines of a stats file, over every port
 field() { awk -v f="$2" '$3 == "port" { for (i = 5; i < NF; i++) if ($i == f) s += $(i + 1) }
@@ -105,27 +119,28 @@ field() { awk -v f="$2" '$3 == "port" { for (i = 5; i < NF; i++) if ($i == f) s 
 counters() { awk '$3 == "port" { for (i = 5; i < NF; i += 2)
 	if ($i ~ /_(errors|dropped|packets)$/ && $i != "rx_dropped" && $i != "tx_dropped")
 		s[$i] += $(i + 1) } END { for (k in s) print k, s[k] }' "$1"; }
-# fabric_ctr FILE LID [mgmt]: the drop counters of the port with LID in a
-# fabric show, less the 9B (management) packets they hold; with mgmt, those.
-fabric_ctr() { awk -v lid="$(printf 'lid 0x%06x:' "$2")" -v mgmt="${3:-}" 'index($0, "counters " lid) {
+# fabric_ctr FILE LID [mgmt|removed]: the drop counters of the port with LID
+# in a fabric show, less the 9B (management) packets they hold; with mgmt,
+# those; with removed, of the port with LID that was removed (what a killed
+# process's port counted stays in its slot until a port attaches there).
+fabric_ctr() { awk -v lid="$(printf 'lid 0x%06x:' "$2")" -v mgmt="${3:-}" '
+	index($0, (mgmt == "removed" ? "counters of removed " : "counters ") lid) {
 	for (i = 1; i < NF; i++) {
 		if ($i ~ /^drop_/) d[$i] = $(i + 1)
 		if ($i ~ /^mgmt_drop_/) m[substr($i, 6)] = $(i + 1)
 	}
-	for (k in d) print k, mgmt == "" ? d[k] - m[k] : m[k] + 0 }' "$1"; }
+	for (k in d) print k, mgmt != "mgmt" ? d[k] - m[k] : m[k] + 0 }' "$1"; }
 # delta PREV CUR: "name n" lines whose value moved, as "name +n"
 delta() { awk 'FILENAME == ARGV[1] { b[$1] = $2; next } $2 != b[$1] { printf "%s +%d\n", $1, $2 - b[$1] }' \
 	"$1" "$2"; }
 # fabric drops at a port on one side (hfi_fabric.h): send-side reasons at the
-# sender, the others at the receiver; hdrq_full is in the PMD's rx_fifo_errors.
-# link_down and not_active are counted where the link is down or the state
-# forbids, whichever the direction: pooled over both directions (end_case).
-pooled='^drop_(link_down|not_active)$'
+# sender (its own link down or state, link_down and not_active, among them),
+# the others at the receiver (a receiver that is down: dest_link_down and
+# dest_not_active); hdrq_full is in the PMD's rx_fifo_errors.
+send_reasons='unknown_dlid|link_down|fault|not_bypass|no_route|receiver_gone|not_active'
 fabric_side() {	# DELTA_FILE send|recv
-	awk -v side="$2" -v pooled="$pooled" 'BEGIN {
-		split("unknown_dlid fault not_bypass no_route receiver_gone", a, " ")
-		for (k in a) send["drop_" a[k]] = 1 }
-	$1 != "drop_hdrq_full" && $1 !~ pooled && (side == "send") == ($1 in send) { s += $2 }
+	awk -v side="$2" -v re="^drop_($send_reasons)\$" '
+	$1 != "drop_hdrq_full" && (side == "send") == ($1 ~ re) { s += $2 }
 	END { print s + 0 }' "$1"
 }
 
@@ -136,7 +151,7 @@ prev=0
 # direction between checkpoints prev and ID; EXTRA packets injected into the
 # receiver were counted there without being sent.
 account() {
-	local c=$1 from=$3 to=$4 id=$7 extra=${8:-0} sent recv rxd txd fab lost names
+	local c=$1 from=$3 to=$4 id=$7 extra=${8:-0} sent recv rxd txd fab lost names resid
 	local pf="$tmp/$from.stats.$prev" cf="$tmp/$from.stats.$id"
 	local pt="$tmp/$to.stats.$prev" ct="$tmp/$to.stats.$id"
 	sent=$(($(field "$cf" sent) - $(field "$pf" sent)))
@@ -152,39 +167,21 @@ account() {
 	names=$(delta "$tmp/c1" "$tmp/c2" | grep -E '^rx_' | sed "s/^/$to:/")
 	counters "$pf" >"$tmp/c1" && counters "$cf" >"$tmp/c2"
 	names="$names $(delta "$tmp/c1" "$tmp/c2" | grep -E '^tx_' | sed "s/^/$from:/")"
-	names="$names $(awk '$1 ~ /^drop_(unknown_dlid|fault|not_bypass|no_route|receiver_gone)$/' \
-		"$tmp/fs" | sed "s/^/fabric $5:/")"
+	names="$names $(awk -v re="^drop_($send_reasons)\$" '$1 ~ re' "$tmp/fs" |
+		sed "s/^/fabric $5:/")"
 	# (hdrq_full: already in the receiver's rx_fifo_errors)
-	names="$names $(awk -v pooled="$pooled" '$1 !~ /^drop_(unknown_dlid|fault|not_bypass|no_route|receiver_gone|hdrq_full)$/ &&
-		$1 !~ pooled' "$tmp/fr" | sed "s/^/fabric $6:/")"
+	names="$names $(awk -v re="^drop_($send_reasons|hdrq_full)\$" '$1 !~ re' "$tmp/fr" |
+		sed "s/^/fabric $6:/")"
 	names=$(echo $names)
 	lost=$((sent - recv))
-	# What the pooled counters must explain (0 when they did not move).
 	resid=$((lost - (rxd + txd + fab - extra)))
-	residual=$((residual + resid))
-	printf 'faults: %-14s %s -> %s: sent %d, received %d, lost %d; counted %d (%s)%s%s\n' "$c" \
-		"$from" "$to" "$sent" "$recv" "$lost" $((lost - resid)) "${names:-none}" \
-		"$([ "$extra" = 0 ] || echo "; $extra injected packets counted besides")" \
-		"$([ "$resid" = 0 ] || echo "; $resid left to link_down/not_active")"
-	[ "$resid" = 0 ] || names="$names link_down/not_active (both directions) +$resid"
+	printf 'faults: %-14s %s -> %s: sent %d, received %d, lost %d; counted %d (%s)%s\n' "$c" \
+		"$from" "$to" "$sent" "$recv" "$lost" $((rxd + txd + fab - extra)) "${names:-none}" \
+		"$([ "$extra" = 0 ] || echo "; $extra injected packets counted besides")"
 	echo "$from $to $sent $recv $lost ${names:-none}" >>"$tmp/case.$id"
 	[ "$sent" -gt 0 ] || { echo "FAIL: $c: $from sent nothing"; fail=1; }
-	[ "$resid" -ge 0 ] || { echo "FAIL: $c: $((-resid)) drops counted that were not lost"; fail=1; }
-}
-# pooled_check CASE ID: the frames of both directions not explained per
-# direction are exactly what link_down and not_active counted at both ports
-pooled_check() {
-	local v=0 l d
-	for l in 1 2; do
-		fabric_ctr "$tmp/fabric.$prev" $l >"$tmp/f1" && fabric_ctr "$tmp/fabric.$2" $l >"$tmp/f2"
-		d=$(delta "$tmp/f1" "$tmp/f2" | awk -v pooled="$pooled" '$1 ~ pooled { s += substr($2, 2) }
-			END { print s + 0 }')
-		v=$((v + d))
-	done
-	[ "$v" = 0 ] || echo "faults: $1: link_down/not_active counted $v frames at the two ports," \
-		"for both directions"
-	[ "$residual" = "$v" ] || { echo "FAIL: $1: $((residual - v)) frames lost without a count" \
-		"(link_down/not_active counted $v of $residual)"; fail=1; }
+	[ "$resid" -ge 0 ] || { echo "FAIL: $c: $from -> $to: $((-resid)) drops counted that were not lost"; fail=1; }
+	[ "$resid" -le 0 ] || { echo "FAIL: $c: $from -> $to: $resid frames lost without a count"; fail=1; }
 }
 # common checks of checkpoint ID: nothing foreign or backwards, every mbuf home
 checks() {
@@ -221,10 +218,8 @@ fab_moved() {
 # and the accounting of both directions (EXTRA_A/EXTRA_B: injected into a/b)
 end_case() {
 	local id=$1 c=$2 what=$3 f0=$fail
-	residual=0
 	account "$c" "$what" a b 1 2 "$id" "${EXTRA_B:-0}"
 	account "$c" "$what" b a 2 1 "$id" "${EXTRA_A:-0}"
-	pooled_check "$c" "$id"
 	checks "$c" "$id"
 	for p in "a:$pa" "b:$pb" "em:$em"; do
 		[ -n "${p#*:}" ] && { kill -0 "${p#*:}" 2>/dev/null ||
@@ -325,6 +320,51 @@ sleep "$secs"; checkpoint $id
 end_case $id link-flap "a's HFI port down for 300 ms, then up (hfi_fault_link)"
 [ "$(count "$tmp/a.out" '^port [0-3]: link down')" -ge 4 ] ||
 	{ echo "FAIL: link-flap: a's vports saw no link down"; fail=1; }
+# a's own frames while it was down are link_down there, b's dest_link_down
+# (or, once a's port was up before its vports were, a's PMD's): one of them
+fabric_ctr "$tmp/fabric.$prev" 1 >"$tmp/f1" && fabric_ctr "$tmp/fabric.$id" 1 >"$tmp/f2"
+delta "$tmp/f1" "$tmp/f2" | grep -qE '^drop_(dest_)?link_down ' ||
+	{ echo "FAIL: link-flap: nothing counted at a's port while it was down"; fail=1; }
+prev=$id
+
+# Faults on a vport being re-probed (removed and probed again, as in the soak;
+# the EM configures the new vport): frames in the removed vport's queues and
+# those that reach it before the EM configured it are counted by its PMD
+# (over both incarnations). b's vport 1: its SDMA engine halted, then, right
+# after the next burst (caught by the halt, in its SDMA ring), removed and
+# re-probed: the stop recovers the engine and counts the frames as aborted.
+reprobe_wait() {	# PEER PORT UPS: until the re-probed port is up and receives
+	wait_for "$tmp/$1.out" "^port $2: link up" $(($3 + 1))
+}
+id=$((id + 1)); resume a b; sleep 0.2
+ups=$(count "$tmp/b.out" '^port 1: link up')
+ctl_batch b "halt-sdma 1" "reprobe 1 burst"
+wait_for "$tmp/b.out" '^port 1: re-probed after a burst'
+reprobe_wait b 1 "$ups"
+sleep "$secs"; checkpoint $id
+moved $id b tx_aborted_errors 1
+end_case $id reprobe-sdma "b's vport 1: SDMA engine halted, the vport removed and re-probed right after the next burst (in the halted ring)"
+grep -qE "^stats [0-9]+ port 1: .* reprobes 1 " "$tmp/b.stats.$id" ||
+	{ echo "FAIL: reprobe-sdma: b's vport 1 was not re-probed"; fail=1; }
+prev=$id
+
+# b's vport 1 left unpolled until its header queue is full (it overflows), 200
+# packets more to find it full (hfi_fault_hdrq_overflow), then removed and
+# re-probed while full: what its queues held is counted at the stop
+# (rx_flushed_packets), what is left of the fault hits the context the new
+# vport gets; the new vport is left unpolled for the rest of the 600 ms too.
+id=$((id + 1)); resume a b; sleep 0.2
+ups=$(count "$tmp/b.out" '^port 1: link up')
+ctl b "starve 1 600"
+sleep 0.3
+ctl_batch b "hdrq 1 200" "reprobe 1"
+reprobe_wait b 1 "$ups"
+sleep "$secs"; checkpoint $id
+moved $id b rx_fifo_errors 1
+moved $id b rx_flushed_packets 1
+end_case $id reprobe-hdrq "b's vport 1 unpolled 600 ms: its header queue full, 200 packets more to find it full (hfi_fault_hdrq_overflow), removed and re-probed while full"
+grep -qE "^stats [0-9]+ port 1: .* reprobes 2 " "$tmp/b.stats.$id" ||
+	{ echo "FAIL: reprobe-hdrq: b's vport 1 was not re-probed"; fail=1; }
 prev=$id
 
 # SIGKILL of the EM under traffic, and a new one
@@ -367,7 +407,8 @@ v1=$(awk '$3 == "vema:" { print $4 }' "$tmp/a.stats.$id")
 end_case $id mad-flood "$(sed 's/^mad-flood: //' "$tmp/rogue.out"); the EM reloads; a's agent held $((v1 - v0)) to the rate; MADs dropped at a's port: ${mads:-none}"
 prev=$id
 
-# SIGKILL of peer b while it sends; a then sends to the dead LID
+# SIGKILL of peer b while it sends; a then sends to the dead LID. b's counts
+# outlive it in its --counts file, its port's in the fabric's slot.
 id=$((id + 1)); ctl a pause; resume b; sleep "$secs"
 kill -9 "$pb"; wait "$pb" 2>/dev/null; pb=
 resume a; sleep "$secs"
@@ -375,23 +416,70 @@ ctl a pause
 ctl a stats
 grep -E "^stats $tag " "$tmp/a.out" >"$tmp/a.stats.$id"
 "$tv" fabric show "$fabric" >"$tmp/fabric.$id" || die "fabric show"
-# a -> b: every frame after the death is counted by the fabric; b -> a: b's
-# counts died with it, what a received is checked for order and origin.
+f0=$fail
+grep -q "counters of removed $(printf 'lid 0x%06x:' 2)" "$tmp/fabric.$id" ||
+	{ echo "FAIL: peer-kill: the fabric shows no counters of b's removed port"; fail=1; }
+# a -> b: every frame a sent after the death is counted by the fabric
 fabric_ctr "$tmp/fabric.$prev" 1 >"$tmp/f1" && fabric_ctr "$tmp/fabric.$id" 1 >"$tmp/f2"
+delta "$tmp/f1" "$tmp/f2" >"$tmp/fa"
+fabric_ctr "$tmp/fabric.$prev" 2 >"$tmp/f1" && fabric_ctr "$tmp/fabric.$id" 2 removed >"$tmp/f2"
+delta "$tmp/f1" "$tmp/f2" >"$tmp/fb"
 sent=$(($(field "$tmp/a.stats.$id" sent) - $(field "$tmp/a.stats.$prev" sent)))
 txd=$(($(field "$tmp/a.stats.$id" tx_dropped) - $(field "$tmp/a.stats.$prev" tx_dropped)))
-delta "$tmp/f1" "$tmp/f2" >"$tmp/fs"
-fab=$(fabric_side "$tmp/fs" send)
-names=$(awk '{ printf " fabric 1:%s %s", $1, $2 }' "$tmp/fs")
-recv=$(($(field "$tmp/a.stats.$id" received) - $(field "$tmp/a.stats.$prev" received)))
-echo "faults: peer-kill      a -> b: sent ${sent} after b's death, counted $fab by the" \
-	"fabric ($names ) + $txd by a's PMD; b -> a: a received $recv before it"
-echo "a b $sent 0 $((fab + txd))$names" >"$tmp/case.$id"
-echo "b a - $recv - (b's counts died with it)" >>"$tmp/case.$id"
-f0=$fail
+fab=$(($(fabric_side "$tmp/fa" send) + $(fabric_side "$tmp/fb" recv)))
+names=$( (awk -v re="^drop_($send_reasons)\$" '$1 ~ re' "$tmp/fa" | sed 's/^/fabric 1:/'
+	awk -v re="^drop_($send_reasons|hdrq_full)\$" '$1 !~ re' "$tmp/fb" | sed 's/^/fabric 2:/') |
+	tr '\n' ' ')
+echo "faults: peer-kill      a -> b: sent $sent after b's death, counted $fab by the" \
+	"fabric (${names}) + $txd by a's PMD"
+echo "a b $sent 0 $((fab + txd)) $names" >"$tmp/case.$id"
 [ "$sent" -gt 0 ] && [ "$sent" = $((fab + txd)) ] ||
 	{ echo "FAIL: peer-kill: $((sent - fab - txd)) frames to the dead LID not counted"; fail=1; }
-[ "$recv" -gt 0 ] || { echo "FAIL: peer-kill: a received nothing from b"; fail=1; }
+# b -> a: what b's application handed to tx_burst (its file: the burst in
+# progress included) = what a received + what a's PMD, b's PMD (its file)
+# and the fabric at both ports counted + what never left b's HFI. A vport's
+# frames arrive in order and are numbered: those from a's next expected
+# number on (the tail) never left b's HFI or were dropped after the last one
+# a received; every drop counted is one of those or a frame before it. So
+# tail - counted <= never <= tail: exact when nothing was dropped. And never
+# <= what b's SDMA rings held after each queue's last burst (in_flight) plus
+# a burst under way (handed - sent).
+od -An -t u8 -v "$tmp/b.counts" | awk -v magic="$(printf '%u' 0x53544e554f435250)" '
+	{ for (i = 1; i <= NF; i++) w[n++] = $i }
+	END { if (w[0] != magic) exit 1
+		for (p = 0; p < w[1]; p++) print p, w[2 + 5 * p], w[3 + 5 * p], w[5 + 5 * p], w[6 + 5 * p] }' \
+	>"$tmp/b.counts.txt" || die "peer-kill: b's counts file is not one"
+# per port: handed sent tx_dropped in_flight, and a's next expected number
+read -r handed bsent btxd inflight tail < <(awk '
+	FILENAME == ARGV[1] { h[$1] = $2; s[$1] = $3; t[$1] = $4; f[$1] = $5; next }
+	$3 == "port" { p = $4 + 0; for (i = 5; i < NF; i++) if ($i == "next_seq") ns[p] = $(i + 1) }
+	END { for (p in h) { H += h[p]; S += s[p]; T += t[p]; F += f[p]; L += h[p] - ns[p] }
+		print H, S, T, F, L }' "$tmp/b.counts.txt" "$tmp/a.stats.$id")
+sent=$((handed - $(field "$tmp/b.stats.$prev" sent)))
+btxd=$((btxd - $(field "$tmp/b.stats.$prev" tx_dropped)))
+recv=$(($(field "$tmp/a.stats.$id" received) - $(field "$tmp/a.stats.$prev" received)))
+rxd=$(($(field "$tmp/a.stats.$id" rx_dropped) - $(field "$tmp/a.stats.$prev" rx_dropped)))
+fab=$(($(fabric_side "$tmp/fb" send) + $(fabric_side "$tmp/fa" recv)))
+names=$( (awk -v re="^drop_($send_reasons)\$" '$1 ~ re' "$tmp/fb" | sed 's/^/fabric 2:/'
+	awk -v re="^drop_($send_reasons|hdrq_full)\$" '$1 !~ re' "$tmp/fa" | sed 's/^/fabric 1:/') |
+	tr '\n' ' ')
+counted=$((rxd + btxd + fab))
+never=$((sent - recv - counted))
+bound=$((inflight + handed - bsent))
+echo "faults: peer-kill      b -> a: b handed $sent to tx_burst, a received $recv;" \
+	"counted $counted (a's PMD $rxd, b's PMD $btxd, fabric $fab ${names});" \
+	"$never never left b's HFI: the tail after a's last frames is $tail; at most $bound" \
+	"($inflight in its SDMA rings after the last bursts, $((handed - bsent)) in a burst under way)"
+[ "$rxd" = 0 ] || names+="a:rx_dropped +$rxd "
+[ "$btxd" = 0 ] || names+="b:tx_dropped +$btxd "
+echo "b a $sent $recv $counted ${names:-none }+ $never never left b's HFI (the tail after" \
+	"a's last frames: $tail; bound $bound)" >>"$tmp/case.$id"
+[ "$sent" -gt 0 ] && [ "$recv" -gt 0 ] || { echo "FAIL: peer-kill: no traffic from b"; fail=1; }
+[ "$never" -le "$tail" ] && [ "$never" -ge $((tail - counted)) ] ||
+	{ echo "FAIL: peer-kill: b -> a: $never frames unaccounted for, the tail is $tail" \
+		"($counted counted)"; fail=1; }
+[ "$never" -ge 0 ] && [ "$never" -le "$bound" ] ||
+	{ echo "FAIL: peer-kill: b -> a: $never frames unaccounted for, outside 0..$bound"; fail=1; }
 checks peer-kill $id
 alive "$pa" a; alive "$em" em
 rows+=("peer-kill|SIGKILL of b while it sends; a then sends to b's LID|$id|$([ $fail = "$f0" ] && echo pass || echo FAIL)")

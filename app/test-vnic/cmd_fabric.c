@@ -172,7 +172,9 @@ print_counters(const char *who, const struct hfi_port_counters *c)
 static int
 cmd_show(const char *spec)
 {
+	static struct hfi_port_counters rc_all[HFI_FABRIC_MAX_PORTS];
 	struct hfi_fabric_port_info info[HFI_FABRIC_MAX_PORTS];
+	uint32_t rlids[HFI_FABRIC_MAX_PORTS];
 	struct hfi_fabric_config cfg;
 	struct hfi_port_counters c;
 	struct hfi_fabric *fab;
@@ -203,6 +205,14 @@ cmd_show(const char *spec)
 			snprintf(who, sizeof(who), "  counters lid 0x%06x:", info[i].lid);
 			print_counters(who, &c);
 		}
+	}
+	/* What removed ports (a killed process's too) counted until they went. */
+	n = hfi_fabric_removed_ports(fab, rlids, rc_all, HFI_FABRIC_MAX_PORTS);
+	for (i = 0; i < n && i < HFI_FABRIC_MAX_PORTS; i++) {
+		char who[96];
+
+		snprintf(who, sizeof(who), "  counters of removed lid 0x%06x:", rlids[i]);
+		print_counters(who, &rc_all[i]);
 	}
 	hfi_fabric_close(fab);
 	return 0;

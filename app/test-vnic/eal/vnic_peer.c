@@ -42,10 +42,24 @@
  * the pool is empty or the PMD drops a frame for want of an eager chunk, and
  * MS milliseconds more; "port i: pool empty" or "port i: eager chunks
  * exhausted", then "port i: held mbufs freed"), "size PORT BYTES" (the data
- * frames the port sends, 64..1514 bytes).
+ * frames the port sends, 64..1514 bytes), "reprobe PORT [burst]" (the vport
+ * removed and probed again, as the soak does: the EM configures it anew;
+ * its counters so far are kept, by name too; with burst, right after the
+ * port's next burst of data frames, which is then still in its SDMA ring).
+ *
+ * With --counts FILE, the process keeps each port's counts in FILE, a
+ * shared mapping updated at every burst, so that they outlive a SIGKILL
+ * (the fault matrix's peer-kill): struct peer_counts, native 64-bit words.
+ * "handed" is what the application handed to tx_burst, the burst in
+ * progress included (written before the call); "sent" what tx_burst took;
+ * "tx_dropped" what the PMD counted as transmit drops (oerrors, every
+ * incarnation); "in_flight" the frames in the queue's SDMA ring after the
+ * last burst (not yet completed by the engine, or completed and not yet
+ * freed).
  *
  * test_vnic_peer --fabric SPEC --hfi swN --lid LID --peer-lid LID [--vports N]
- *                [--churn MS] [--ctl FIFO] [--devargs K=V,...] [--mbuf-size BYTES]
+ *                [--churn MS] [--ctl FIFO] [--counts FILE] [--devargs K=V,...]
+ *                [--mbuf-size BYTES]
  * (--devargs: more devargs for every vport, e.g. rx_copy_max=0, mad_rate=N;
  * --mbuf-size: the pool's data room with its headroom, default 2176)
  */
@@ -58,6 +72,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <rte_cycles.h>
@@ -92,6 +107,16 @@ struct peer_frame {
 	uint32_t mark;
 };
 
+/* --counts FILE: what outlives the process */
+#define PEER_COUNTS_MAGIC	UINT64_C(0x53544e554f435250)	/* "PRCOUNTS" */
+struct peer_counts {
+	uint64_t magic;
+	uint64_t nports;
+	struct {
+		uint64_t handed, sent, received, tx_dropped, in_flight;
+	} port[];
+};
+
 struct port_state {
 	uint16_t id;
 	struct rte_ether_addr peer;
@@ -116,9 +141,13 @@ struct port_state {
 	uint64_t hold_nochunk;		/* the queue's rx_nochunk when the hold began */
 	uint16_t frame_len;		/* --ctl size: bytes of the data frames (0: 64) */
 	uint64_t starve_until;		/* --ctl: not polled before this (timer cycles) */
+	bool reprobe_after_burst;	/* --ctl reprobe PORT burst */
+	uint64_t named[32];		/* drop counters by name (stats_names), earlier
+					 * incarnations */
 };
 
 static struct port_state ports[MAX_PORTS];
+static volatile struct peer_counts *counts;	/* --counts: shared with the file */
 static const char *extra_args;		/* --devargs: appended to every vport's, or NULL */
 static uint16_t mbuf_room = RTE_MBUF_DEFAULT_BUF_SIZE;	/* --mbuf-size: the pool's data room */
 
@@ -139,6 +168,21 @@ static const char *const tx_drop_xstats[] = {
 	"tx_fifo_errors", "tx_carrier_errors", "tx_dlid_zero_errors", "tx_drop_state_dropped",
 	"tx_oversize_errors", "tx_seg_errors", "tx_aborted_errors",
 };
+/* Printed by name in "stats": the drop counters, and what rx_fifo_errors holds. */
+static const char *const sub_xstats[] = { "rx_nombuf_dropped", "rx_nochunk_dropped" };
+
+static const char *
+stats_name(unsigned int k)
+{
+	if (k < RTE_DIM(rx_drop_xstats))
+		return rx_drop_xstats[k];
+	k -= RTE_DIM(rx_drop_xstats);
+	if (k < RTE_DIM(sub_xstats))
+		return sub_xstats[k];
+	k -= RTE_DIM(sub_xstats);
+	return k < RTE_DIM(tx_drop_xstats) ? tx_drop_xstats[k] : NULL;
+}
+
 static volatile sig_atomic_t stop_sending, stop, go = 1;
 
 static void
@@ -239,8 +283,16 @@ port_reprobe(unsigned int i, const char *hfi, const char *fabric, uint32_t lid,
 	rte_eth_dev_callback_unregister(p->id, RTE_ETH_EVENT_INTR_LSC, on_lsc, p);
 	__atomic_store_n(&p->up, false, __ATOMIC_RELEASE);
 	rc = rte_eth_dev_stop(p->id);
-	if (rc == 0)
+	if (rc == 0) {
+		unsigned int k;
+
 		port_drops(i, &p->rx_dropped, &p->tx_dropped);
+		for (k = 0; stats_name(k) != NULL; k++) {
+			const char *name = stats_name(k);
+
+			p->named[k] += xstats_sum(p->id, &name, 1);
+		}
+	}
 	if (rc == 0)
 		rc = rte_eal_hotplug_remove("vdev", name);
 	p->n_extra = 0;
@@ -305,6 +357,24 @@ frame_fill(unsigned int i, struct rte_mbuf *m, uint32_t magic, uint64_t seq)
 	f->seq = seq;
 }
 
+/* --counts: port i's counts into the file, sent before handed (never handed < sent). */
+static void
+counts_publish(unsigned int i)
+{
+	struct port_state *p = &ports[i];
+	struct opa_vnic_vport *vp = opa_vnic_vport_of_port(p->id);
+	struct rte_eth_stats st;
+
+	counts->port[i].received = p->received;
+	if (rte_eth_stats_get(p->id, &st) == 0)
+		counts->port[i].tx_dropped = p->tx_dropped + st.oerrors;
+	counts->port[i].in_flight = vp != NULL && vp->txq[0] != NULL ?
+				    hfi_sdma_user_in_flight(&vp->txq[0]->user) : 0;
+	counts->port[i].sent = p->sent;
+	rte_compiler_barrier();
+	counts->port[i].handed = p->sent;
+}
+
 static void
 port_send(unsigned int i, struct rte_mempool *mp)
 {
@@ -316,10 +386,15 @@ port_send(unsigned int i, struct rte_mempool *mp)
 		return;
 	for (k = 0; k < BURST; k++)
 		frame_fill(i, m[k], PEER_MAGIC, p->sent + k);
+	/* A death inside tx_burst: the burst counts as handed, none of it as sent. */
+	if (counts != NULL)
+		counts->port[i].handed = p->sent + BURST;
 	n = rte_eth_tx_burst(p->id, 0, m, BURST);
 	p->sent += n;
 	if (n < BURST)
 		rte_pktmbuf_free_bulk(m + n, BURST - n);
+	if (counts != NULL)
+		counts_publish(i);
 }
 
 /* After the last frame: one that tells the peer how many came before it. */
@@ -456,6 +531,7 @@ static struct {
 	uint32_t mark;		/* mark frames with this id while paused (0: none) */
 	uint64_t next_mark;
 	uint32_t lid, peer_lid;
+	const char *hfi, *fabric;
 	unsigned int nports;
 	struct rte_mempool *mp;
 } ctl = { .fd = -1 };
@@ -553,7 +629,6 @@ ctl_inject(unsigned int i, const char *kind, unsigned int n)
 static void
 ctl_stats(const char *tag)
 {
-	static const char *const sub[] = { "rx_nombuf_dropped", "rx_nochunk_dropped" };
 	unsigned int i, k, held = 0;
 
 	for (i = 0; i < ctl.nports; i++) {
@@ -567,17 +642,15 @@ ctl_stats(const char *tag)
 		       " ups %u downs %u", tag, i, p->sent, p->received, rx, tx, p->foreign,
 		       p->backwards, __atomic_load_n(&p->ups, __ATOMIC_ACQUIRE),
 		       __atomic_load_n(&p->downs, __ATOMIC_ACQUIRE));
-		/* Which counters: each drop counter by name, and what rx_fifo_errors holds. */
-		for (k = 0; k < RTE_DIM(rx_drop_xstats); k++)
-			if ((v = xstats_sum(p->id, &rx_drop_xstats[k], 1)) != 0)
-				printf(" %s %" PRIu64, rx_drop_xstats[k], v);
-		for (k = 0; k < RTE_DIM(sub); k++)
-			if ((v = xstats_sum(p->id, &sub[k], 1)) != 0)
-				printf(" %s %" PRIu64, sub[k], v);
-		for (k = 0; k < RTE_DIM(tx_drop_xstats); k++)
-			if ((v = xstats_sum(p->id, &tx_drop_xstats[k], 1)) != 0)
-				printf(" %s %" PRIu64, tx_drop_xstats[k], v);
-		printf("\n");
+		/* Which counters: each by name, over every incarnation of the vport. */
+		for (k = 0; stats_name(k) != NULL; k++) {
+			const char *name = stats_name(k);
+
+			if ((v = p->named[k] + xstats_sum(p->id, &name, 1)) != 0)
+				printf(" %s %" PRIu64, name, v);
+		}
+		/* The peer's next frame number: every one before it arrived or was dropped. */
+		printf(" reprobes %u next_seq %" PRIu64 "\n", p->reprobes, p->next_seq);
 		/* The PMD's own: mbufs allocated ahead for copies, frames not yet completed. */
 		if (vp != NULL && vp->rxq[0] != NULL)
 			held += vp->rxq[0]->mc_n;
@@ -667,6 +740,15 @@ ctl_exec(char *line)
 			rc = -EINVAL;
 		else
 			ports[i].frame_len = (uint16_t)len;
+	} else if (strcmp(verb, "reprobe") == 0 && (rc = ctl_port(a1, &i)) == 0) {
+		if (a2 != NULL && strcmp(a2, "burst") == 0) {
+			ports[i].reprobe_after_burst = true;
+		} else if (a2 != NULL) {
+			rc = -EINVAL;
+		} else {
+			port_release_held(i);
+			rc = port_reprobe(i, ctl.hfi, ctl.fabric, ctl.lid, ctl.peer_lid, ctl.mp);
+		}
 	} else if (strcmp(verb, "starve") == 0 && a2 != NULL && (rc = ctl_port(a1, &i)) == 0) {
 		ports[i].starve_until = rte_get_timer_cycles() +
 					rte_get_timer_hz() * strtoul(a2, NULL, 0) / 1000;
@@ -704,9 +786,36 @@ ctl_poll(void)
 		ctl.len = 0;	/* a line longer than any command: dropped */
 }
 
+/* --counts FILE: a shared mapping of it, the counts zero; stays mapped until exit. */
+static int
+counts_open(const char *path, unsigned int nports)
+{
+	size_t size = sizeof(struct peer_counts) + nports * sizeof(counts->port[0]);
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	void *m;
+
+	if (fd < 0 || ftruncate(fd, (off_t)size) != 0) {
+		fprintf(stderr, "peer: %s: %s\n", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED) {
+		fprintf(stderr, "peer: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	counts = m;
+	counts->nports = nports;
+	counts->magic = PEER_COUNTS_MAGIC;
+	return 0;
+}
+
 static int
 parse(int argc, char **argv, const char **fabric, const char **hfi, uint32_t *lid,
-      uint32_t *peer_lid, unsigned int *nports, unsigned int *churn_ms, const char **ctl_path)
+      uint32_t *peer_lid, unsigned int *nports, unsigned int *churn_ms, const char **ctl_path,
+      const char **counts_path)
 {
 	static const struct option opts[] = {
 		{ "fabric", required_argument, NULL, 'f' },
@@ -716,6 +825,7 @@ parse(int argc, char **argv, const char **fabric, const char **hfi, uint32_t *li
 		{ "vports", required_argument, NULL, 'n' },
 		{ "churn", required_argument, NULL, 'c' },
 		{ "ctl", required_argument, NULL, 'C' },
+		{ "counts", required_argument, NULL, 'K' },
 		{ "devargs", required_argument, NULL, 'D' },
 		{ "mbuf-size", required_argument, NULL, 'M' },
 		{ NULL, 0, NULL, 0 },
@@ -745,6 +855,9 @@ parse(int argc, char **argv, const char **fabric, const char **hfi, uint32_t *li
 		case 'C':
 			*ctl_path = optarg;
 			break;
+		case 'K':
+			*counts_path = optarg;
+			break;
 		case 'D':
 			extra_args = optarg;
 			break;
@@ -767,7 +880,7 @@ parse(int argc, char **argv, const char **fabric, const char **hfi, uint32_t *li
 int
 main(int argc, char **argv)
 {
-	const char *fabric = NULL, *hfi = NULL, *ctl_path = NULL;
+	const char *fabric = NULL, *hfi = NULL, *ctl_path = NULL, *counts_path = NULL;
 	uint32_t lid = 0, peer_lid = 0;
 	unsigned int nports = 2, churn_ms = 0, step = 0, i;
 	uint64_t next_churn = 0;
@@ -779,9 +892,11 @@ main(int argc, char **argv)
 	struct rte_eth_dev *dummy;
 	size_t heap_before, heap_after;
 
-	if (parse(argc, argv, &fabric, &hfi, &lid, &peer_lid, &nports, &churn_ms, &ctl_path) != 0) {
+	if (parse(argc, argv, &fabric, &hfi, &lid, &peer_lid, &nports, &churn_ms, &ctl_path,
+		  &counts_path) != 0) {
 		fprintf(stderr, "usage: %s --fabric SPEC --hfi swN --lid LID --peer-lid LID "
-			"[--vports 1..%d] [--churn MS] [--ctl FIFO] [--devargs K=V,...]\n", argv[0], MAX_PORTS);
+			"[--vports 1..%d] [--churn MS] [--ctl FIFO] [--counts FILE] "
+			"[--devargs K=V,...]\n", argv[0], MAX_PORTS);
 		return 2;
 	}
 	snprintf(prefix, sizeof(prefix), "--file-prefix=opa-vnic-peer-%d", (int)getpid());
@@ -800,6 +915,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "peer: %s: %s\n", ctl_path, strerror(errno));
 		return 1;
 	}
+	if (counts_path != NULL && counts_open(counts_path, nports) != 0)
+		return 1;
 	if (rte_eal_init((int)RTE_DIM(eal) - 1, eal) < 0)
 		return 1;
 	/* ethdev keeps its port data from the first port on: reserved before counting. */
@@ -816,6 +933,8 @@ main(int argc, char **argv)
 		return 1;
 	}
 	ctl.lid = lid;
+	ctl.hfi = hfi;
+	ctl.fabric = fabric;
 	ctl.peer_lid = peer_lid;
 	ctl.nports = nports;
 	ctl.mp = mp;
@@ -848,8 +967,17 @@ main(int argc, char **argv)
 		for (i = 0; i < nports; i++) {
 			bool up = __atomic_load_n(&ports[i].up, __ATOMIC_ACQUIRE);
 
-			if (!stop_sending && up && go && !ctl.paused)
+			if (!stop_sending && up && go && !ctl.paused) {
 				port_send(i, mp);
+				if (ports[i].reprobe_after_burst) {
+					ports[i].reprobe_after_burst = false;
+					port_release_held(i);
+					if (port_reprobe(i, hfi, fabric, lid, peer_lid, mp) != 0)
+						break;
+					printf("port %u: re-probed after a burst\n", i);
+					fflush(stdout);
+				}
+			}
 			else if (!stop_sending && up && mark)
 				port_send_mark(i, mp, ctl.mark);
 			else if (stop_sending && up && !ports[i].end_sent)

@@ -397,7 +397,10 @@ test_link_events(void **state)
 	send_to(env, lid1, 0xffff, 3);
 	poll_all(env);
 	assert_int_equal(env->got[1], 0);
-	assert_int_equal(test_counters(b).drops[HFI_DROP_LINK_DOWN], 3);
+	/* Counted at the port that is down, as the receiver's: the direction is known. */
+	assert_int_equal(test_counters(b).drops[HFI_DROP_DEST_LINK_DOWN], 3);
+	assert_int_equal(test_counters(b).drops[HFI_DROP_LINK_DOWN], 0);
+	assert_int_equal(test_counters(env->dev[0]).drops[HFI_DROP_LINK_DOWN], 0);
 	assert_int_equal(hfi_fault_link(b, HFI_LINK_UP), 0);
 	hfi_dev_process_events(b);
 	assert_int_equal(nlink_events, 2);
@@ -416,6 +419,8 @@ test_link_events(void **state)
 	hfi_fault_link(env->dev[0], HFI_LINK_DOWN);
 	send_to(env, lid1, 0xffff, 2);
 	assert_int_equal(test_counters(env->dev[0]).drops[HFI_DROP_LINK_DOWN], 2);
+	assert_int_equal(test_counters(env->dev[0]).drops[HFI_DROP_DEST_LINK_DOWN], 0);
+	assert_int_equal(test_counters(b).drops[HFI_DROP_DEST_LINK_DOWN], 3);
 	hfi_fault_link(env->dev[0], HFI_LINK_UP);
 	assert_int_equal(hfi_dev_link_cb_unregister(b, on_link, &nlink_events), 0);
 	assert_int_equal(hfi_dev_link_cb_unregister(b, on_link, &nlink_events), -ENOENT);

@@ -417,11 +417,12 @@ test_default_active(void **state)
 	assert_int_equal(port_lstate(env, env->mgmt), HFI_LSTATE_ACTIVE);
 	assert_int_equal(send_16b(env, 0, 1, seq++), 0);
 	assert_int_equal(rx_count(env, 1, 0), 1);
-	/* Link down: Down, and what is sent to it is dropped as link_down; up: Active. */
+	/* Link down: Down, and what is sent to it is dropped as dest_link_down; up: Active. */
 	assert_int_equal(hfi_fault_link(d, HFI_LINK_DOWN), 0);
 	assert_lstate(env, d, HFI_LSTATE_DOWN);
 	assert_int_equal(send_16b(env, 0, 1, seq++), 0);
-	assert_int_equal(test_counters(d).drops[HFI_DROP_LINK_DOWN], 1);
+	assert_int_equal(test_counters(d).drops[HFI_DROP_DEST_LINK_DOWN], 1);
+	assert_int_equal(test_counters(d).drops[HFI_DROP_LINK_DOWN], 0);
 	assert_int_equal(hfi_fault_link(d, HFI_LINK_UP), 0);
 	assert_lstate(env, d, HFI_LSTATE_ACTIVE);
 	assert_int_equal(send_16b(env, 0, 1, seq++), 0);
@@ -434,7 +435,8 @@ test_default_active(void **state)
 	assert_lstate(env, d, HFI_LSTATE_INIT);
 	assert_int_equal(send_16b(env, 0, 1, seq++), 0);
 	assert_int_equal(rx_count(env, 1, 0), 0);	/* the drain drops it */
-	assert_int_equal(test_counters(d).drops[HFI_DROP_NOT_ACTIVE], 1);
+	assert_int_equal(test_counters(d).drops[HFI_DROP_DEST_NOT_ACTIVE], 1);
+	assert_int_equal(test_counters(d).drops[HFI_DROP_NOT_ACTIVE], 0);
 	assert_int_equal(hfi_chip_link_up(d), 0);
 	assert_lstate(env, d, HFI_LSTATE_ACTIVE);
 	/* Asking for what the fabric already did is no error. */
@@ -480,8 +482,11 @@ test_gates(void **state)
 	cb = test_counters(b);
 	assert_int_equal(ca.tx_pkts, 1);
 	assert_int_equal(ca.drops[HFI_DROP_NOT_ACTIVE], 0);
+	assert_int_equal(ca.drops[HFI_DROP_DEST_NOT_ACTIVE], 0);
 	assert_int_equal(cb.tx_pkts, 2);
-	assert_int_equal(cb.drops[HFI_DROP_NOT_ACTIVE], 3);
+	/* b's own two as the sender's, a's frame as the receiver's */
+	assert_int_equal(cb.drops[HFI_DROP_NOT_ACTIVE], 2);
+	assert_int_equal(cb.drops[HFI_DROP_DEST_NOT_ACTIVE], 1);
 	assert_int_equal(hfi_mad_recv(a, &from, got, &n, 0), -EAGAIN);
 	/* SMPs pass both ways. */
 	mad_fill(mad, 3);
@@ -505,7 +510,7 @@ test_gates(void **state)
 	/* Armed: data comes in and the port goes Active on it; its owner is woken. */
 	assert_int_equal(hfi_chip_set_logical_state(b, HFI_LSTATE_ARMED), 0);
 	assert_int_equal(send_16b(env, 1, 0, 4), 0);	/* an Armed port does not send data */
-	assert_int_equal(test_counters(b).drops[HFI_DROP_NOT_ACTIVE], 4);
+	assert_int_equal(test_counters(b).drops[HFI_DROP_NOT_ACTIVE], 3);
 	hfi_dev_process_events(b);
 	assert_false(fd_readable(b));
 	assert_int_equal(send_16b(env, 0, 1, 5), 0);

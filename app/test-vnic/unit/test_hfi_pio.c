@@ -591,9 +591,11 @@ test_qp_map(void **state)
 	assert_int_equal(send_16b(env, sc, 1, TEST_FRAME_LEN), 0);
 	after = test_counters(env->b);
 	assert_int_equal(hfi_fault_link(env->b, HFI_LINK_UP), 0);
-	assert_int_equal(after.drops[HFI_DROP_LINK_DOWN] - before.drops[HFI_DROP_LINK_DOWN], 2);
-	assert_int_equal(after.drops_9b[HFI_DROP_LINK_DOWN] - before.drops_9b[HFI_DROP_LINK_DOWN],
-			 1);
+	assert_int_equal(after.drops[HFI_DROP_DEST_LINK_DOWN] -
+			 before.drops[HFI_DROP_DEST_LINK_DOWN], 2);
+	assert_int_equal(after.drops_9b[HFI_DROP_DEST_LINK_DOWN] -
+			 before.drops_9b[HFI_DROP_DEST_LINK_DOWN], 1);
+	assert_int_equal(after.drops[HFI_DROP_LINK_DOWN], before.drops[HFI_DROP_LINK_DOWN]);
 	assert_false(hfi_pio_halted(sc));
 	hfi_pio_release(sc);
 }

@@ -401,7 +401,8 @@ send_to_2(struct harness_txq *tx, unsigned int n)
 static void
 test_dead_receiver(void **state)
 {
-	struct hfi_port_counters c;
+	struct hfi_port_counters c, gone[4];
+	uint32_t gone_lid[4];
 	struct hfi_fabric *fab;
 	struct harness_txq tx;
 	struct hfi_dev *dev;
@@ -440,6 +441,11 @@ test_dead_receiver(void **state)
 	assert_int_equal(hfi_fabric_reap(fab), 1);
 	c = test_counters(dev);
 	assert_int_equal(c.drops[HFI_DROP_RECEIVER_GONE], 40);
+	/* The dead port's counters stay readable until its slot is taken again. */
+	assert_int_equal(hfi_fabric_removed_ports(fab, gone_lid, gone, 4), 1);
+	assert_int_equal(gone_lid[0], 2);
+	assert_int_equal(gone[0].tx_pkts, 0);
+	assert_int_equal(gone[0].rx_pkts, 0);
 	assert_int_equal(c.drops_9b[HFI_DROP_RECEIVER_GONE], 0);
 	assert_int_equal(c.drops[HFI_DROP_UNKNOWN_DLID], 0);
 	send_to_2(&tx, 5);

@@ -1233,7 +1233,7 @@ push_data(struct hfi_fabric *fab, struct fab_src src, const uint32_t *icrc, uint
 		if (atomic_load_explicit(&fab->hdr->lids[i], memory_order_acquire) == 0) {
 			fab_count_drop_pkt(src.ctr, HFI_DROP_UNKNOWN_DLID, flags);
 		} else if (atomic_load_explicit(&dst->link, memory_order_relaxed) != HFI_LINK_UP) {
-			fab_count_drop_pkt(dst->ctr, HFI_DROP_LINK_DOWN, flags);
+			fab_count_drop_pkt(dst->ctr, HFI_DROP_DEST_LINK_DOWN, flags);
 		} else if (dst->role == HFI_ROLE_MGMT) {
 			/* Nothing drains a management port's data ring: refuse at the door. */
 			fab_count_drop_pkt(dst->ctr, HFI_DROP_PORT_DISABLED, flags);
@@ -1717,6 +1717,30 @@ read_counters(struct fab_port *p, struct hfi_port_counters *c)
 }
 
 int
+hfi_fabric_removed_ports(struct hfi_fabric *fab, uint32_t *lids, struct hfi_port_counters *c,
+			 unsigned int max)
+{
+	struct fab_hdr *h = fab->hdr;
+	unsigned int i, n = 0;
+
+	fab_lock(fab);
+	for (i = 0; i < h->cfg.max_ports; i++) {
+		struct fab_port *p = &h->ports[i];
+
+		/* epoch: attached once at least, so the slot's counters are a port's */
+		if (atomic_load(&p->state) != PORT_FREE || p->epoch == 0)
+			continue;
+		if (n < max) {
+			lids[n] = p->lid;
+			read_counters(p, &c[n]);
+		}
+		n++;
+	}
+	fab_unlock(fab);
+	return (int)n;
+}
+
+int
 hfi_fabric_switch_counters(struct hfi_fabric *fab, struct hfi_port_counters *c)
 {
 	read_ctr(fab->hdr->sw_ctr, c);
@@ -1789,6 +1813,8 @@ hfi_drop_reason_name(unsigned int reason)
 		[HFI_DROP_NOT_ACTIVE] = "not_active",
 		[HFI_DROP_NO_ROUTE] = "no_route",
 		[HFI_DROP_RECEIVER_GONE] = "receiver_gone",
+		[HFI_DROP_DEST_LINK_DOWN] = "dest_link_down",
+		[HFI_DROP_DEST_NOT_ACTIVE] = "dest_not_active",
 	};
 
 	return reason < HFI_DROP_REASONS ? names[reason] : "?";

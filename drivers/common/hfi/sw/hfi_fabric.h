@@ -88,7 +88,7 @@ struct hfi_fabric *hfi_dev_fabric(struct hfi_dev *dev);
 enum hfi_drop_reason {
 	/* counted at the sending port */
 	HFI_DROP_UNKNOWN_DLID = 0,	/* no port has the DLID */
-	HFI_DROP_LINK_DOWN,		/* sender's or receiver's link down (where it is down) */
+	HFI_DROP_LINK_DOWN,		/* the sender's own link down (the HFI drops it) */
 	HFI_DROP_FAULT,			/* fault injection */
 	HFI_DROP_NOT_BYPASS,		/* no longer counted: 9B packets are modelled too */
 	/* counted at the receiving port */
@@ -106,16 +106,26 @@ enum hfi_drop_reason {
 					 * stops (RCV_CTXT_STATUS_SW_EGR_ENTRY_ERR) */
 	HFI_DROP_CTXT_ERROR,		/* the context stopped on an error, until re-enabled */
 	HFI_DROP_DEAD_SENDER,		/* the sending process died mid-write */
-	/* counted at the sending or the receiving port, where it happens */
-	HFI_DROP_NOT_ACTIVE,		/* the port's logical state forbids it: data is sent
-					 * when Active, received when Armed or Active; VL15
-					 * (SC15) packets need Init or later */
+	/* counted at the sending port */
+	HFI_DROP_NOT_ACTIVE,		/* the sender's logical state forbids it: data is
+					 * sent when Active, VL15 (SC15) packets need Init or
+					 * later; or, under a switch's tables, its ingress or
+					 * egress port is not Active */
 	/* counted at the sending port: the switch an SM programmed has no way on */
 	HFI_DROP_NO_ROUTE,		/* its LFT/MFT entry for the DLID is not programmed,
 					 * or a directed route it refuses (IBA C14-9/13) */
 	/* counted at the sending port */
 	HFI_DROP_RECEIVER_GONE,		/* it waited in the inbound ring of a port that was
 					 * closed, or whose process died, before taking it */
+	/*
+	 * Counted at the receiving port: its link or state refused the packet
+	 * (a switch discards packets to a port that is not Active and counts
+	 * them on that egress port, PortXmitDiscards), so that what a port
+	 * going down costs each direction is told apart.
+	 */
+	HFI_DROP_DEST_LINK_DOWN,	/* the receiver's link down */
+	HFI_DROP_DEST_NOT_ACTIVE,	/* the receiver's logical state forbids it: data is
+					 * received when Armed or Active, VL15 in Init or later */
 	HFI_DROP_REASONS
 };
 
@@ -182,6 +192,14 @@ struct hfi_fabric_port_info {
 
 /* Fill up to max entries; returns the number of active ports. */
 int hfi_fabric_ports(struct hfi_fabric *fab, struct hfi_fabric_port_info *info, unsigned int max);
+/*
+ * The counters of ports that were removed (closed, or reaped after their
+ * process died): a slot keeps them until a port attaches there again, so
+ * what a dead process's port sent and dropped can still be read. Up to max
+ * of them into lids[] and c[]; returns how many there are.
+ */
+int hfi_fabric_removed_ports(struct hfi_fabric *fab, uint32_t *lids, struct hfi_port_counters *c,
+			     unsigned int max);
 
 int hfi_fabric_set_pkeys(struct hfi_fabric *fab, uint32_t lid, const uint16_t *pkeys,
 			 unsigned int n);

@@ -30,10 +30,11 @@
 
 #define FAB_MAGIC		UINT64_C(0x4346424641504f31)	/* "1OPAFBFC" */
 /*
- * 9: the receiver_gone drop counter; 8: management ports' P_Keys and the switch
+ * 10: the dest_link_down and dest_not_active drop counters; 9: the receiver_gone
+ * drop counter; 8: management ports' P_Keys and the switch
  * congestion setting; 6: MFT of 8192 entries; 5: the switch of sm_managed fabrics
  */
-#define FAB_VERSION		9
+#define FAB_VERSION		10
 #define FAB_MAX_PROCS		64
 #define FAB_CELL_HDR		64
 #define FAB_DATA_PAYLOAD	16384

@@ -916,9 +916,9 @@ rx_deliver(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, unsigned int fla
 
 	sw->rx_flags = flags;
 	if (atomic_load_explicit(&sw->port->link, memory_order_relaxed) != HFI_LINK_UP)
-		return rx_drop(sw, HFI_DROP_LINK_DOWN);
+		return rx_drop(sw, HFI_DROP_DEST_LINK_DOWN);
 	if (!fab_may_receive(sw->fab, sw->slot, on_vl15(pkt, len, flags)))
-		return rx_drop(sw, HFI_DROP_NOT_ACTIVE);
+		return rx_drop(sw, HFI_DROP_DEST_NOT_ACTIVE);
 	if (flags & FAB_PKT_9B)
 		return rx_deliver_9b(sw, pkt, len, flags, rcv_ctrl);
 	return rx_deliver_16b(sw, pkt, len, rcv_ctrl, icrc);
