@@ -31,7 +31,7 @@ def reflected(n):
 
 def constants():
     out = {}
-    for d in (128, 256, 512, 1024, 2048):
+    for d in (128, 256, 384, 512, 768, 1024, 1536, 2048):
         out['K%d_LO' % d] = reflected(d + 32)
         out['K%d_HI' % d] = reflected(d - 32)
     return out

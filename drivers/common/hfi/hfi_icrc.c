@@ -122,10 +122,13 @@ crc32_fold4(uint32_t crc, const uint8_t *p, size_t len)
 		p += 64;
 		len -= 64;
 	}
+	/* Each lane moved to the last one's place at once: one multiply deep. */
 	k = _mm_load_si128((const __m128i *)fold1);
-	a0 = fold_block(a0, k, a1);
-	a0 = fold_block(a0, k, a2);
-	return fold_block(a0, k, a3);
+	a0 = fold_block(a0, _mm_set_epi64x((long long)HFI_CRC32_K384_HI,
+					   (long long)HFI_CRC32_K384_LO), a3);
+	a1 = fold_block(a1, _mm_set_epi64x((long long)HFI_CRC32_K256_HI,
+					   (long long)HFI_CRC32_K256_LO), a0);
+	return fold_block(a2, k, a1);
 }
 
 /*

@@ -80,9 +80,14 @@ hfi_crc32_fold_avx2(uint32_t crc, const uint8_t *p, size_t len)
 			p += 128;
 			len -= 128;
 		}
-		a0 = fold256(a0, k256, a1);
-		a0 = fold256(a0, k256, a2);
-		a0 = fold256(a0, k256, a3);
+		/* Each accumulator moved to the last one's place at once. */
+		a0 = fold256(a0, _mm256_set_epi64x((long long)HFI_CRC32_K768_HI,
+			(long long)HFI_CRC32_K768_LO, (long long)HFI_CRC32_K768_HI,
+			(long long)HFI_CRC32_K768_LO), a3);
+		a1 = fold256(a1, _mm256_set_epi64x((long long)HFI_CRC32_K512_HI,
+			(long long)HFI_CRC32_K512_LO, (long long)HFI_CRC32_K512_HI,
+			(long long)HFI_CRC32_K512_LO), a0);
+		a0 = fold256(a2, k256, a1);
 	} else {
 		p += 32;
 		len -= 32;

@@ -22,15 +22,6 @@ load64(const uint8_t *p)
 	return v;
 }
 
-static inline __m256i
-load32(const uint8_t *p)
-{
-	__m256i v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
 static inline __m128i
 load16(const uint8_t *p)
 {
@@ -46,13 +37,6 @@ fold512(__m512i acc, __m512i k, __m512i data)
 {
 	return _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(acc, k, 0x00),
 					 _mm512_clmulepi64_epi128(acc, k, 0x11), data, 0x96);
-}
-
-static inline __m256i
-fold256(__m256i acc, __m256i k, __m256i data)
-{
-	return _mm256_ternarylogic_epi64(_mm256_clmulepi64_epi128(acc, k, 0x00),
-					 _mm256_clmulepi64_epi128(acc, k, 0x11), data, 0x96);
 }
 
 static inline __m128i
@@ -73,9 +57,13 @@ __m128i
 hfi_crc32_fold_avx512(uint32_t crc, const uint8_t *p, size_t len)
 {
 	const __m512i k512 = k4(HFI_CRC32_K512_LO, HFI_CRC32_K512_HI);
-	const __m256i k256 = _mm512_castsi512_si256(k4(HFI_CRC32_K256_LO, HFI_CRC32_K256_HI));
+	const __m512i klanes = _mm512_set_epi64(0, 0,
+		(long long)HFI_CRC32_K128_HI, (long long)HFI_CRC32_K128_LO,
+		(long long)HFI_CRC32_K256_HI, (long long)HFI_CRC32_K256_LO,
+		(long long)HFI_CRC32_K384_HI, (long long)HFI_CRC32_K384_LO);
 	const __m128i k128 = _mm512_castsi512_si128(k4(HFI_CRC32_K128_LO, HFI_CRC32_K128_HI));
 	__m512i a0 = _mm512_xor_si512(load64(p), _mm512_zextsi128_si512(_mm_cvtsi32_si128((int)crc)));
+	__m512i t;
 	__m256i y;
 	__m128i x;
 
@@ -96,9 +84,10 @@ hfi_crc32_fold_avx512(uint32_t crc, const uint8_t *p, size_t len)
 			p += 256;
 			len -= 256;
 		}
-		a0 = fold512(a0, k512, a1);
-		a0 = fold512(a0, k512, a2);
-		a0 = fold512(a0, k512, a3);
+		/* Each accumulator moved to the last one's place at once. */
+		a0 = fold512(a0, k4(HFI_CRC32_K1536_LO, HFI_CRC32_K1536_HI), a3);
+		a1 = fold512(a1, k4(HFI_CRC32_K1024_LO, HFI_CRC32_K1024_HI), a0);
+		a0 = fold512(a2, k512, a1);
 	} else {
 		p += 64;
 		len -= 64;
@@ -108,15 +97,20 @@ hfi_crc32_fold_avx512(uint32_t crc, const uint8_t *p, size_t len)
 		p += 64;
 		len -= 64;
 	}
-	/* Lower lanes hold earlier bytes: halve the width twice. */
-	y = fold256(_mm512_castsi512_si256(a0), k256, _mm512_extracti64x4_epi64(a0, 1));
-	if (len >= 32) {
-		y = fold256(y, k256, load32(p));
-		p += 32;
-		len -= 32;
-	}
-	x = fold128(_mm256_castsi256_si128(y), k128, _mm256_extracti128_si256(y, 1));
-	if (len >= 16)
+	/*
+	 * Lower lanes hold earlier bytes: lanes 0-2 multiplied by their distance
+	 * to lane 3 in one step (lane 3 by zero, then XORed back as it is), and
+	 * the four lanes XORed together.
+	 */
+	t = _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(a0, klanes, 0x00),
+				      _mm512_clmulepi64_epi128(a0, klanes, 0x11),
+				      _mm512_maskz_mov_epi64(0xc0, a0), 0x96);
+	y = _mm256_xor_si256(_mm512_castsi512_si256(t), _mm512_extracti64x4_epi64(t, 1));
+	x = _mm_xor_si128(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
+	while (len >= 16) {
 		x = fold128(x, k128, load16(p));
+		p += 16;
+		len -= 16;
+	}
 	return x;
 }
