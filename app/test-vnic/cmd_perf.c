@@ -54,7 +54,7 @@ uint32_t hfi_crc32_update_portable(uint32_t state, const void *buf, size_t len);
 
 static const char perf_usage[] =
 "usage: dpdk-test-vnic perf [--quick] [--runs N] [--run-ms MS] [--sizes L1,L2,...]\n"
-"                           [--pmd [--simd-bitwidth 64|128|256|512]]\n"
+"                           [--icrc IMPL] [--pmd [--simd-bitwidth 64|128|256|512]]\n"
 "  Cycles per packet of the datapath building blocks, next to a memcpy of the\n"
 "  frame: transmit decision + header write, receive validation, the ICRC\n"
 "  (selected and portable implementations), one software-HFI round trip with\n"
@@ -62,6 +62,8 @@ static const char perf_usage[] =
 "  --pmd       then the PMD's receive and transmit bursts without the device\n"
 "              model, next to net_null's (starts EAL with --no-huge)\n"
 "  --simd-bitwidth  EAL's --force-max-simd-bitwidth for --pmd [EAL's default]\n"
+"  --icrc IMPL the CRC-32 of the icrc rows: slice-by-8, pclmul, vpclmul-avx2 or\n"
+"              vpclmul-avx512 [the widest the CPU runs within 256 bits]\n"
 "  --quick     3 runs of 1 ms (a format check, not a measurement)\n"
 "  --runs N    runs per operation, the median is printed (1..101) [9]\n"
 "  --run-ms MS length of one run in milliseconds (1..10000) [20]\n"
@@ -646,6 +648,7 @@ cmd_perf(int argc, char **argv)
 		{ "sizes", required_argument, NULL, 's' },
 		{ "pmd", no_argument, NULL, 'p' },
 		{ "simd-bitwidth", required_argument, NULL, 'w' },
+		{ "icrc", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -682,6 +685,16 @@ cmd_perf(int argc, char **argv)
 			if (parse_num("--simd-bitwidth", optarg, 64, 512, &simd_bits) != 0 ||
 			    (simd_bits & (simd_bits - 1)) != 0) {
 				fprintf(stderr, "perf: --simd-bitwidth: 64, 128, 256 or 512\n");
+				return 2;
+			}
+			break;
+		case 'i':
+			rc = hfi_crc32_force_impl(optarg);
+			if (rc != 0) {
+				fprintf(stderr, "perf: --icrc '%s': %s\n", optarg,
+					rc == -ENOTSUP ? "not in this CPU" :
+					"not built in (slice-by-8, pclmul, vpclmul-avx2, "
+					"vpclmul-avx512)");
 				return 2;
 			}
 			break;

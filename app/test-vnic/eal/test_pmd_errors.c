@@ -16,9 +16,11 @@
 
 #include <rte_cycles.h>
 #include <rte_malloc.h>
+#include <rte_vect.h>
 
 #include "hfi_9b.h"
 #include "hfi_fault.h"
+#include "hfi_icrc.h"
 #include "hfi_pio.h"
 #include "hfi_fabric.h"
 #include "opa_vnic_ethdev.h"
@@ -419,8 +421,18 @@ pt_test_tx_paths(void **state)
 		struct rte_eth_txq_info txi;
 		uint32_t ptypes[8];
 
+		const char *crc;
+
+		/* The CRC-32 keeps to EAL's SIMD limit: the PMD sets it at start. */
+		hfi_crc32_set_max_width(64);
+		assert_int_equal(rte_eth_dev_stop(a_sw), 0);
+		assert_int_equal(rte_eth_dev_start(a_sw), 0);
+		crc = hfi_crc32_impl();
+		hfi_crc32_set_max_width(rte_vect_get_max_simd_bitwidth());
+		assert_string_equal(crc, hfi_crc32_impl());
 		assert_int_equal(rte_eth_tx_burst_mode_get(a_sw, 0, &mode), 0);
-		assert_non_null(strstr(mode.info, "ICRC by the PMD (icrc=sw)"));
+		assert_non_null(strstr(mode.info, "ICRC by the PMD (icrc=sw), CRC-32 "));
+		assert_non_null(strstr(mode.info, crc));
 		assert_int_equal(rte_eth_tx_burst_mode_get(a_hw, 0, &mode), 0);
 		assert_non_null(strstr(mode.info, "ICRC by the HFI (icrc=hw)"));
 		assert_int_equal(rte_eth_rx_burst_mode_get(b, 0, &mode), 0);

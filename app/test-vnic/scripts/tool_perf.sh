@@ -16,7 +16,7 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 	fail "perf --quick exited $?: $(cat "$tmp/err")"
 grep -q '^dpdk-test-vnic perf: cycles per packet, median of 3 runs of 1 ms' "$tmp/out" ||
 	fail "no title line"
-grep -Eq '^clock: TSC [0-9]+ MHz, thread CPU time; icrc implementation: (pclmul|slice-by-8);' \
+grep -Eq '^clock: TSC [0-9]+ MHz, thread CPU time; icrc implementation: (slice-by-8|pclmul|vpclmul-avx2|vpclmul-avx512);' \
 	"$tmp/out" || fail "no clock line"
 grep -Eq '^op +frame +pkt +cycles +ns +x memcpy +spread +iterations$' "$tmp/out" ||
 	fail "no column line"
@@ -93,9 +93,14 @@ awk '$1 ~ /^null_/ && $2 == 64 && $5 != "1.00" { bad = 1 } END { exit bad }' "$t
 grep -Eq '^  shared / dedicated SDMA engine, vnic_tx_burst at 64 bytes \(one producer\): [0-9]+\.[0-9]{3}$' \
 	"$tmp/out3" || fail "--pmd: no shared/dedicated engine ratio at 64"
 
+# --icrc forces the implementation the icrc rows measure.
+"$TEST_VNIC" perf --quick --sizes 64 --icrc slice-by-8 >"$tmp/out4" 2>"$tmp/err" ||
+	fail "perf --icrc slice-by-8 exited $?: $(cat "$tmp/err")"
+grep -q 'icrc implementation: slice-by-8;' "$tmp/out4" || fail "--icrc slice-by-8 not used"
+
 # Bad arguments: exit code 2 and a message naming the option.
 for args in "--sizes 10" "--sizes 64,,1518" "--sizes 20000" "--runs 0" "--run-ms x" \
-	"--simd-bitwidth 100" "--simd-bitwidth 1024" \
+	"--simd-bitwidth 100" "--simd-bitwidth 1024" "--icrc crc64" \
 	"--bogus" "extra"; do
 	# shellcheck disable=SC2086
 	"$TEST_VNIC" perf $args >/dev/null 2>"$tmp/err"

@@ -2,8 +2,9 @@
  * Copyright(c) 2026 dpdk-opa-vnic authors
  */
 
-/* The ICRC definition: CRC-32 (IEEE, reflected) and its two implementations. */
+/* The ICRC definition: CRC-32 (IEEE, reflected) and its implementations. */
 
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -69,6 +70,200 @@ test_implementations_agree(void **state)
 	free(buf);
 }
 
+/*
+ * Every implementation: "built" when this build compiles it in (the test gets
+ * the library's flags), "cpu" when this CPU runs it. Built and run, it must be
+ * reachable; not built, it must say so.
+ */
+static const struct {
+	const char *name;
+	int built;
+	int (*cpu)(void);
+} impls[] = {
+	{ "slice-by-8", 1, NULL },
+#if defined(__x86_64__) && defined(HFI_CRC32_PCLMUL)
+	{ "pclmul", 1, NULL },
+#else
+	{ "pclmul", 0, NULL },
+#endif
+#if defined(__x86_64__) && defined(HFI_CRC32_PCLMUL) && defined(HFI_CRC32_VPCLMUL_AVX2)
+	{ "vpclmul-avx2", 1, NULL },
+#else
+	{ "vpclmul-avx2", 0, NULL },
+#endif
+#if defined(__x86_64__) && defined(HFI_CRC32_PCLMUL) && defined(HFI_CRC32_VPCLMUL_AVX512)
+	{ "vpclmul-avx512", 1, NULL },
+#else
+	{ "vpclmul-avx512", 0, NULL },
+#endif
+};
+
+#define N_IMPLS (sizeof(impls) / sizeof(impls[0]))
+
+static int
+cpu_runs(unsigned int i)
+{
+#if defined(__x86_64__)
+	int pcl = __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1");
+	int v256 = pcl && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("vpclmulqdq");
+
+	switch (i) {
+	case 0:
+		return 1;
+	case 1:
+		return pcl;
+	case 2:
+		return v256;
+	case 3:
+		return v256 && __builtin_cpu_supports("avx512f") &&
+		       __builtin_cpu_supports("avx512vl");
+	}
+	return 0;
+#else
+	return i == 0;
+#endif
+}
+
+/* Force implementation i; 1 if it runs here, 0 if not (and it said why). */
+static int
+use_impl(unsigned int i)
+{
+	int rc = hfi_crc32_force_impl(impls[i].name);
+
+	if (!impls[i].built) {
+		assert_int_equal(rc, -ENOENT);
+		return 0;
+	}
+	if (!cpu_runs(i)) {
+		assert_int_equal(rc, -ENOTSUP);
+		return 0;
+	}
+	assert_int_equal(rc, 0);
+	assert_string_equal(hfi_crc32_impl(), impls[i].name);
+	return 1;
+}
+
+static void
+test_golden_each(void **state)
+{
+	static const struct {
+		const char *s;
+		uint32_t crc;
+	} golden[] = {
+		{ "", 0 },
+		{ "a", 0xe8b7be43 },
+		{ "123456789", 0xcbf43926 },
+		{ "The quick brown fox jumps over the lazy dog", 0x414fa339 },
+		{ "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+		  "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+		  "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+		  "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+		  "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+		  "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+		  "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+		  "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+		  "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", 0 },
+	};
+	static uint8_t zeros[4096];
+	unsigned int i, g, ran = 0;
+
+	(void)state;
+	for (i = 0; i < N_IMPLS; i++) {
+		if (!use_impl(i))
+			continue;
+		ran++;
+		for (g = 0; g < sizeof(golden) / sizeof(golden[0]); g++) {
+			size_t len = strlen(golden[g].s);
+			uint32_t want = golden[g].crc;
+
+			if (want == 0 && len != 0)	/* the long one: from the definition */
+				want = crc32_bitwise((const uint8_t *)golden[g].s, len);
+			assert_int_equal(hfi_crc32(golden[g].s, len), want);
+		}
+		/* 4096 zero bytes: a folding constant gone wrong shows here too. */
+		assert_int_equal(hfi_crc32(zeros, sizeof(zeros)),
+				 crc32_bitwise(zeros, sizeof(zeros)));
+	}
+	print_message("golden vectors checked with %u implementation(s)\n", ran);
+	hfi_crc32_set_max_width(HFI_CRC32_DEFAULT_MAX_WIDTH);
+}
+
+/*
+ * Each implementation against the tables: every length 0..2048 and random
+ * lengths up to 10 KiB, at random alignments from random initial states, and
+ * the bytes around the input never read into the result.
+ */
+static void
+test_each_against_portable(void **state)
+{
+	enum { MAX = 10240, PAD = 64 };
+	uint8_t *buf = malloc(MAX + 2 * PAD);
+	unsigned int i, seed, ran = 0;
+	size_t len, off, k;
+
+	(void)state;
+	assert_non_null(buf);
+	for (i = 0; i < N_IMPLS; i++) {
+		if (!use_impl(i)) {
+			print_message("%s: not run (%s)\n", impls[i].name,
+				      impls[i].built ? "not in this CPU" : "not built in");
+			continue;
+		}
+		ran++;
+		seed = 777 + i;
+		for (k = 0; k < MAX + 2 * PAD; k++)
+			buf[k] = (uint8_t)rand_r(&seed);
+		for (len = 0; len <= 2048; len++) {
+			uint32_t init = (uint32_t)rand_r(&seed) ^ ((uint32_t)rand_r(&seed) << 16);
+
+			off = PAD - 32 + (size_t)rand_r(&seed) % 64;
+			assert_int_equal(hfi_crc32_update(init, buf + off, len),
+					 hfi_crc32_update_portable(init, buf + off, len));
+		}
+		for (k = 0; k < 2000; k++) {
+			uint32_t init = (uint32_t)rand_r(&seed) ^ ((uint32_t)rand_r(&seed) << 16);
+
+			len = (size_t)rand_r(&seed) % (MAX + 1);
+			off = (size_t)rand_r(&seed) % (2 * PAD);
+			if (off + len > MAX + 2 * PAD)
+				len = MAX + 2 * PAD - off;
+			assert_int_equal(hfi_crc32_update(init, buf + off, len),
+					 hfi_crc32_update_portable(init, buf + off, len));
+		}
+		/* Chained updates of every split equal one pass (mbuf chains). */
+		for (k = 0; k <= 300; k++)
+			assert_int_equal(hfi_crc32_update(hfi_crc32_update(HFI_CRC32_INIT, buf, k),
+							  buf + k, 300 - k),
+					 hfi_crc32_update_portable(HFI_CRC32_INIT, buf, 300));
+		print_message("%s: agrees with slice-by-8\n", impls[i].name);
+	}
+	assert_true(ran >= 1);
+	free(buf);
+	hfi_crc32_set_max_width(HFI_CRC32_DEFAULT_MAX_WIDTH);
+}
+
+/* The width limit picks the widest implementation within it. */
+static void
+test_max_width(void **state)
+{
+	static const unsigned int widths[] = { 64, 128, 256, 512 };
+	unsigned int w, i;
+
+	(void)state;
+	for (w = 0; w < 4; w++) {
+		const char *want = "slice-by-8";
+
+		for (i = 0; i <= w; i++)
+			if (impls[i].built && cpu_runs(i))
+				want = impls[i].name;
+		hfi_crc32_set_max_width(widths[w]);
+		assert_string_equal(hfi_crc32_impl(), want);
+		print_message("max width %u: %s\n", widths[w], want);
+	}
+	assert_int_equal(hfi_crc32_force_impl("no-such-crc"), -ENOENT);
+	hfi_crc32_set_max_width(HFI_CRC32_DEFAULT_MAX_WIDTH);
+}
+
 static void
 test_icrc_slot(void **state)
 {
@@ -97,6 +292,9 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_check_value),
 		cmocka_unit_test(test_implementations_agree),
+		cmocka_unit_test(test_golden_each),
+		cmocka_unit_test(test_each_against_portable),
+		cmocka_unit_test(test_max_width),
 		cmocka_unit_test(test_icrc_slot),
 	};
 

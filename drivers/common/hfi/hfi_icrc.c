@@ -3,16 +3,21 @@
  */
 
 /*
- * CRC-32 (IEEE 802.3, reflected): slice-by-8 tables for any CPU, and a
- * carry-less multiply folding path (PCLMULQDQ) for x86 CPUs that have it,
- * chosen once at start-up. Both give the same result; the unit test checks
- * them against each other and against the standard check value.
+ * CRC-32 (IEEE 802.3, reflected): slice-by-8 tables for any CPU, and on x86
+ * carry-less multiply folding over 128-bit lanes (PCLMULQDQ), 256-bit lanes
+ * (VPCLMULQDQ, AVX2) or 512-bit lanes (VPCLMULQDQ, AVX-512): the widest the
+ * CPU runs within a SIMD width limit (256 bits unless the PMD passes on
+ * another from EAL). All give the same result; the unit test checks each
+ * against the tables and the tables against the standard check value.
  */
 
+#include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "hfi_icrc.h"
+#include "hfi_icrc_vec.h"
 
 #define CRC32_POLY_REFLECTED	UINT32_C(0xedb88320)
 
@@ -49,22 +54,34 @@ crc32_slice8(uint32_t crc, const uint8_t *p, size_t len)
 #include <immintrin.h>
 
 /*
- * Folding constants for the reflected polynomial (x^n mod P, bit-reflected
- * and shifted as the folding needs them): four-block fold, one-block fold,
+ * Folding constants (hfi_icrc_vec.h): four-block fold, one-block fold,
  * 64 -> 32 bit fold, and the polynomial with its Barrett quotient.
  */
 static const uint64_t fold4[2] __attribute__((aligned(16))) = {
-	UINT64_C(0x154442bd4), UINT64_C(0x1c6e41596) };
+	HFI_CRC32_K512_LO, HFI_CRC32_K512_HI };
 static const uint64_t fold1[2] __attribute__((aligned(16))) = {
-	UINT64_C(0x1751997d0), UINT64_C(0x0ccaa009e) };
+	HFI_CRC32_K128_LO, HFI_CRC32_K128_HI };
 static const uint64_t fold64[2] __attribute__((aligned(16))) = {
 	UINT64_C(0x163cd6124), 0 };
 static const uint64_t barrett[2] __attribute__((aligned(16))) = {
 	UINT64_C(0x1db710641), UINT64_C(0x1f7011641) };
 
+/*
+ * PSHUFB masks for the last partial block: 16 bytes loaded at offset 16 + r
+ * move a register's bytes down by r (zeros above), at offset r move its first
+ * r bytes to the top (zeros below).
+ */
+static const uint8_t shift_tbl[48] __attribute__((aligned(16))) = {
+	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+};
+
 __attribute__((target("sse4.1")))
 static inline __m128i
-load16(const uint8_t *p)
+load16(const void *p)
 {
 	__m128i v;
 
@@ -83,18 +100,16 @@ fold_block(__m128i acc, __m128i k, __m128i data)
 	return _mm_xor_si128(_mm_xor_si128(hi, lo), data);
 }
 
-/* len >= 64 and a multiple of 16. */
+/* Four 128-bit lanes over the first len & ~63 bytes (len >= 64). */
 __attribute__((target("pclmul,sse4.1")))
-static uint32_t
-crc32_fold_blocks(uint32_t crc, const uint8_t *p, size_t len)
+static __m128i
+crc32_fold4(uint32_t crc, const uint8_t *p, size_t len)
 {
-	const __m128i mask32 = _mm_setr_epi32(-1, 0, -1, 0);
 	__m128i k = _mm_load_si128((const __m128i *)fold4);
 	__m128i a0 = load16(p + 0);
 	__m128i a1 = load16(p + 16);
 	__m128i a2 = load16(p + 32);
 	__m128i a3 = load16(p + 48);
-	__m128i t;
 
 	a0 = _mm_xor_si128(a0, _mm_cvtsi32_si128((int)crc));
 	p += 64;
@@ -107,14 +122,47 @@ crc32_fold_blocks(uint32_t crc, const uint8_t *p, size_t len)
 		p += 64;
 		len -= 64;
 	}
+	/* Each lane moved to the last one's place at once: one multiply deep. */
 	k = _mm_load_si128((const __m128i *)fold1);
-	a0 = fold_block(a0, k, a1);
-	a0 = fold_block(a0, k, a2);
-	a0 = fold_block(a0, k, a3);
+	a0 = fold_block(a0, _mm_set_epi64x((long long)HFI_CRC32_K384_HI,
+					   (long long)HFI_CRC32_K384_LO), a3);
+	a1 = fold_block(a1, _mm_set_epi64x((long long)HFI_CRC32_K256_HI,
+					   (long long)HFI_CRC32_K256_LO), a0);
+	return fold_block(a2, k, a1);
+}
+
+/*
+ * Finish a CRC: a0 is congruent to the bytes before p, and at least 16
+ * bytes of the buffer precede p (they were folded into a0). The remaining
+ * len bytes are folded in, the last 1-15 of them through a shifted load
+ * (the 16 bytes ending at p + len, lined up with a0's shifted bytes), and
+ * the 128-bit remainder is reduced to the 32-bit CRC.
+ */
+__attribute__((target("pclmul,sse4.1")))
+static uint32_t
+crc32_finish(__m128i a0, const uint8_t *p, size_t len)
+{
+	const __m128i mask32 = _mm_setr_epi32(-1, 0, -1, 0);
+	__m128i k = _mm_load_si128((const __m128i *)fold1);
+	__m128i t;
+
 	while (len >= 16) {
 		a0 = fold_block(a0, k, load16(p));
 		p += 16;
 		len -= 16;
+	}
+	if (len != 0) {
+		/*
+		 * a0 followed by len bytes: a0's first len bytes, alone at the top
+		 * of a block, are folded onto the 16 bytes after them (a0's other
+		 * bytes, then the tail).
+		 */
+		__m128i shr = load16(shift_tbl + 16 + len);
+		__m128i head = _mm_shuffle_epi8(a0, load16(shift_tbl + len));
+		__m128i rest = _mm_blendv_epi8(_mm_shuffle_epi8(a0, shr), load16(p + len - 16),
+					       shr);
+
+		a0 = fold_block(head, k, rest);
 	}
 	/* 128 -> 64 bits */
 	t = _mm_clmulepi64_si128(a0, k, 0x10);
@@ -132,22 +180,136 @@ crc32_fold_blocks(uint32_t crc, const uint8_t *p, size_t len)
 	return (uint32_t)_mm_extract_epi32(a0, 1);
 }
 
+/* Below 16 bytes there is no block to fold: the tables. */
+__attribute__((target("pclmul,sse4.1")))
 static uint32_t
 crc32_pclmul(uint32_t crc, const uint8_t *p, size_t len)
 {
-	if (len >= 64) {
-		size_t blocks = len & ~(size_t)15;
+	size_t n;
+	__m128i a0;
 
-		crc = crc32_fold_blocks(crc, p, blocks);
-		p += blocks;
-		len -= blocks;
+	if (len < 16)
+		return crc32_slice8(crc, p, len);
+	if (len >= 64) {
+		n = len & ~(size_t)63;
+		a0 = crc32_fold4(crc, p, n);
+	} else {
+		n = 16;
+		a0 = _mm_xor_si128(load16(p), _mm_cvtsi32_si128((int)crc));
 	}
-	return crc32_slice8(crc, p, len);
+	return crc32_finish(a0, p + n, len - n);
+}
+
+#ifdef HFI_CRC32_VPCLMUL_AVX2
+__attribute__((target("pclmul,sse4.1")))
+static uint32_t
+crc32_vpclmul_avx2(uint32_t crc, const uint8_t *p, size_t len)
+{
+	size_t n = len & ~(size_t)15;
+
+	if (len < 64)
+		return crc32_pclmul(crc, p, len);
+	return crc32_finish(hfi_crc32_fold_avx2(crc, p, len), p + n, len - n);
 }
 #endif
 
-static crc32_fn crc32_impl = crc32_slice8;
-static const char *crc32_impl_name = "slice-by-8";
+#ifdef HFI_CRC32_VPCLMUL_AVX512
+__attribute__((target("pclmul,sse4.1")))
+static uint32_t
+crc32_vpclmul_avx512(uint32_t crc, const uint8_t *p, size_t len)
+{
+	size_t n = len & ~(size_t)15;
+
+	if (len < 64)
+		return crc32_pclmul(crc, p, len);
+	return crc32_finish(hfi_crc32_fold_avx512(crc, p, len), p + n, len - n);
+}
+#endif
+#endif /* __x86_64__ && HFI_CRC32_PCLMUL */
+
+enum crc32_level {
+	CRC32_SLICE8,
+	CRC32_PCLMUL,
+	CRC32_VPCLMUL_AVX2,
+	CRC32_VPCLMUL_AVX512,
+	CRC32_NUM
+};
+
+struct crc32_impl {
+	const char *name;
+	crc32_fn fn;		/* NULL: not built in */
+	unsigned int bits;	/* SIMD width it uses, for the max-width limit */
+};
+
+static const struct crc32_impl crc32_impls[CRC32_NUM] = {
+	[CRC32_SLICE8] = { "slice-by-8", crc32_slice8, 64 },
+#if defined(__x86_64__) && defined(HFI_CRC32_PCLMUL)
+	[CRC32_PCLMUL] = { "pclmul", crc32_pclmul, 128 },
+#ifdef HFI_CRC32_VPCLMUL_AVX2
+	[CRC32_VPCLMUL_AVX2] = { "vpclmul-avx2", crc32_vpclmul_avx2, 256 },
+#endif
+#ifdef HFI_CRC32_VPCLMUL_AVX512
+	[CRC32_VPCLMUL_AVX512] = { "vpclmul-avx512", crc32_vpclmul_avx512, 512 },
+#endif
+#endif
+};
+
+/* Read on every call, changed by the setters: an atomic pointer. */
+static const struct crc32_impl *crc32_cur = &crc32_impls[CRC32_SLICE8];
+
+static bool
+crc32_cpu_has(enum crc32_level l)
+{
+	switch (l) {
+	case CRC32_SLICE8:
+		return true;
+#if defined(__x86_64__) && defined(HFI_CRC32_PCLMUL)
+	case CRC32_PCLMUL:
+		return __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1");
+	case CRC32_VPCLMUL_AVX2:
+		return crc32_cpu_has(CRC32_PCLMUL) && __builtin_cpu_supports("avx2") &&
+		       __builtin_cpu_supports("vpclmulqdq");
+	case CRC32_VPCLMUL_AVX512:
+		return crc32_cpu_has(CRC32_VPCLMUL_AVX2) &&
+		       __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
+#endif
+	default:
+		return false;
+	}
+}
+
+static bool
+crc32_usable(enum crc32_level l)
+{
+	return crc32_impls[l].fn != NULL && crc32_cpu_has(l);
+}
+
+void
+hfi_crc32_set_max_width(unsigned int bits)
+{
+	int l;
+
+	for (l = CRC32_NUM - 1; l > CRC32_SLICE8; l--)
+		if (crc32_impls[l].bits <= bits && crc32_usable(l))
+			break;
+	__atomic_store_n(&crc32_cur, &crc32_impls[l], __ATOMIC_RELEASE);
+}
+
+int
+hfi_crc32_force_impl(const char *name)
+{
+	int l;
+
+	for (l = 0; l < CRC32_NUM; l++) {
+		if (crc32_impls[l].name == NULL || strcmp(name, crc32_impls[l].name) != 0)
+			continue;
+		if (!crc32_cpu_has(l))
+			return -ENOTSUP;
+		__atomic_store_n(&crc32_cur, &crc32_impls[l], __ATOMIC_RELEASE);
+		return 0;
+	}
+	return -ENOENT;
+}
 
 /* Tables and implementation are fixed before main(): no first-use race. */
 __attribute__((constructor))
@@ -167,19 +329,17 @@ crc32_init(void)
 		for (i = 0; i < 256; i++)
 			crc_table[k][i] = (crc_table[k - 1][i] >> 8) ^
 					  crc_table[0][crc_table[k - 1][i] & 0xff];
-#if defined(__x86_64__) && defined(HFI_CRC32_PCLMUL)
+#if defined(__x86_64__)
 	__builtin_cpu_init();
-	if (__builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1")) {
-		crc32_impl = crc32_pclmul;
-		crc32_impl_name = "pclmul";
-	}
 #endif
+	/* EAL's default limit on x86; the PMD applies the one EAL was given. */
+	hfi_crc32_set_max_width(HFI_CRC32_DEFAULT_MAX_WIDTH);
 }
 
 uint32_t
 hfi_crc32_update(uint32_t state, const void *buf, size_t len)
 {
-	return crc32_impl(state, buf, len);
+	return __atomic_load_n(&crc32_cur, __ATOMIC_ACQUIRE)->fn(state, buf, len);
 }
 
 /* For the unit test: the portable path regardless of the CPU. */
@@ -193,7 +353,7 @@ hfi_crc32_update_portable(uint32_t state, const void *buf, size_t len)
 const char *
 hfi_crc32_impl(void)
 {
-	return crc32_impl_name;
+	return __atomic_load_n(&crc32_cur, __ATOMIC_ACQUIRE)->name;
 }
 
 void

@@ -55,7 +55,29 @@ void hfi_icrc_insert(void *pkt, size_t len);
 /* 1 if the packet's ICRC slot holds the right value, 0 otherwise. */
 int hfi_icrc_check(const void *pkt, size_t len);
 
-/* Name of the implementation selected at start-up ("slice-by-8", "pclmul"). */
+/*
+ * Name of the implementation in use: "slice-by-8" (tables), "pclmul" (folds
+ * 128-bit lanes), "vpclmul-avx2" (256-bit lanes) or "vpclmul-avx512" (512-bit
+ * lanes).
+ */
 const char *hfi_crc32_impl(void);
+
+/* The SIMD width limit in force until hfi_crc32_set_max_width() is called. */
+#define HFI_CRC32_DEFAULT_MAX_WIDTH	256
+
+/*
+ * Use the widest implementation that is built in, that the CPU runs and that
+ * uses at most bits-wide vectors (the PMD passes EAL's max SIMD bitwidth).
+ * Safe while other threads compute CRCs: every implementation gives the same
+ * result.
+ */
+void hfi_crc32_set_max_width(unsigned int bits);
+
+/*
+ * For tests and benchmarks: use the implementation of that name whatever the
+ * width limit. 0, -ENOENT if it is not built in (or unknown), -ENOTSUP if the
+ * CPU lacks its instructions.
+ */
+int hfi_crc32_force_impl(const char *name);
 
 #endif /* HFI_ICRC_H */

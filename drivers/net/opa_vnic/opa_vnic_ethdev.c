@@ -21,7 +21,9 @@
 #include <ethdev_vdev.h>
 #include <rte_kvargs.h>
 #include <rte_malloc.h>
+#include <rte_vect.h>
 
+#include "hfi_icrc.h"
 #include "opa_vnic_compat.h"
 #include "opa_vnic_ethdev.h"
 
@@ -654,6 +656,12 @@ opa_vnic_probe(struct rte_vdev_device *vdev)
 	char err[512];
 	int rc;
 
+	/*
+	 * The CRC-32 (icrc=sw, the software HFI) keeps to EAL's SIMD limit in
+	 * every process, a secondary too, from the first port on; each port start
+	 * applies it again with the burst level.
+	 */
+	hfi_crc32_set_max_width(rte_vect_get_max_simd_bitwidth());
 	/* The vdev bus probes, in a secondary, the ports its primary has. */
 	if (rte_eal_process_type() == RTE_PROC_SECONDARY)
 		return opa_vnic_mp_probe_secondary(vdev);

@@ -932,7 +932,9 @@ simd_cpu_has(enum opa_vnic_simd level)
  * built in, that the CPU runs and that EAL allows (its max SIMD bitwidth:
  * --force-max-simd-bitwidth, 256 by default on x86, so AVX-512 only when
  * asked for). Chosen at every start, while the queues are quiet; the queues
- * keep the level's index, and each process looks its functions up.
+ * keep the level's index, and each process looks its functions up. The
+ * CRC-32 of the ICRC (the PMD's icrc=sw and the software HFI's) keeps to the
+ * same limit; it is process-wide, and every choice gives the same CRC.
  */
 void
 opa_vnic_simd_apply(struct opa_vnic_vport *vp)
@@ -947,14 +949,16 @@ opa_vnic_simd_apply(struct opa_vnic_vport *vp)
 			break;
 	}
 	vp->simd = (uint8_t)l;
+	hfi_crc32_set_max_width(max);
 	for (q = 0; q < OPA_VNIC_MAX_QUEUES; q++) {
 		if (vp->rxq[q] != NULL)
 			vp->rxq[q]->simd = vp->simd;
 		if (vp->txq[q] != NULL)
 			vp->txq[q]->simd = vp->simd;
 	}
-	OPA_VNIC_LOG(INFO, "%s: bursts use the %s header builder and receive parse (max SIMD "
-		     "bitwidth %u)", vp->name, opa_vnic_simd_get(l)->label, max);
+	OPA_VNIC_LOG(INFO, "%s: bursts use the %s header builder and receive parse, CRC-32 %s "
+		     "(max SIMD bitwidth %u)", vp->name, opa_vnic_simd_get(l)->label,
+		     hfi_crc32_impl(), max);
 }
 
 /* ---- burst mode ---- */
@@ -984,9 +988,10 @@ opa_vnic_tx_burst_mode_get(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth
 	if (q == NULL)
 		return -EINVAL;
 	mode->flags = 0;
-	snprintf(mode->info, sizeof(mode->info), "%s headers, SDMA engine %u (%s), ICRC by the %s",
+	snprintf(mode->info, sizeof(mode->info), "%s headers, SDMA engine %u (%s), ICRC by the %s%s",
 		 opa_vnic_simd_get(q->simd)->label, q->engine,
 		 hfi_sdma_shared(q->sdma) ? "shared" : "dedicated",
-		 q->icrc_sw ? "PMD (icrc=sw)" : "HFI (icrc=hw)");
+		 q->icrc_sw ? "PMD (icrc=sw), CRC-32 " : "HFI (icrc=hw)",
+		 q->icrc_sw ? hfi_crc32_impl() : "");
 	return 0;
 }
