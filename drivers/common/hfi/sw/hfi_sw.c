@@ -14,8 +14,10 @@
  * Concurrency: an engine is run by whoever holds its `busy` flag (the
  * device thread, or the caller of the doorbell in inline mode); the
  * port's inbound ring is drained into receive contexts by whoever holds
- * the port's drain lock. So every receive context has one writer at a time
- * however many engines, HFIs or processes send to it.
+ * the port's drain lock, and an engine that cuts a packet through into a
+ * receive context of this process (sdma_cut()) takes that lock too, by
+ * trylock only, after its busy flag. So every receive context has one
+ * writer at a time however many engines, HFIs or processes send to it.
  */
 
 #include <errno.h>
