@@ -10,7 +10,8 @@
  * included. The traffic mixes ICRCs inserted by the HFI and written by the
  * sender, packets in one to four fragments (the ICRC slot split across two,
  * the header split from the PBC), both bypass eager layouts, RSM steering,
- * and the drops and errors of the receive side.
+ * the engine halting on a bad PBC or LEN, and the drops and errors of the
+ * receive side.
  */
 
 #include <errno.h>
@@ -43,6 +44,13 @@ enum split {
 	SPLITS
 };
 
+/* What post() breaks in a packet, for the engine's PBC and LEN checks. */
+enum damage {
+	DAMAGE_NONE,
+	DAMAGE_LEN,	/* the LRH's LEN one flit too many */
+	DAMAGE_PBC,	/* the PBC's length one DW too many */
+};
+
 struct log {
 	uint8_t *b;
 	size_t n;
@@ -71,8 +79,8 @@ log_put(struct log *l, const void *p, size_t n)
 
 /* Post one packet of frame_len bytes as split says; the ICRC by the HFI or by us. */
 static void
-post(struct run *r, uint16_t pkey, uint16_t vesw, size_t frame_len, bool sw_icrc,
-     enum split split)
+post_damaged(struct run *r, uint16_t pkey, uint16_t vesw, size_t frame_len, bool sw_icrc,
+	     enum split split, enum damage damage)
 {
 	struct harness_hdr h = {
 		.slid = hfi_dev_lid(r->a), .dlid = hfi_dev_lid(r->b), .pkey = pkey,
@@ -96,6 +104,20 @@ post(struct run *r, uint16_t pkey, uint16_t vesw, size_t frame_len, bool sw_icrc
 	n = (uint32_t)harness_build(r->tx.bufs + (size_t)id * HARNESS_TX_BUF, HARNESS_TX_BUF,
 				    &h, frame, frame_len, sw_icrc);
 	assert_true(n > PBC_SIZE + 40);
+	if (damage != DAMAGE_NONE) {
+		uint8_t *b = r->tx.bufs + (size_t)id * HARNESS_TX_BUF;
+		uint32_t w;
+
+		if (damage == DAMAGE_LEN) {
+			memcpy(&w, b + PBC_SIZE, sizeof(w));
+			w += UINT32_C(1) << 20;
+			memcpy(b + PBC_SIZE, &w, sizeof(w));
+		} else {
+			memcpy(&w, b, sizeof(w));
+			w++;
+			memcpy(b, &w, sizeof(w));
+		}
+	}
 	iova = r->tx.bufs_iova + (uint64_t)id * HARNESS_TX_BUF;
 	switch (split) {
 	case SPLIT_NONE:
@@ -117,6 +139,30 @@ post(struct run *r, uint16_t pkey, uint16_t vesw, size_t frame_len, bool sw_icrc
 	f[nf++] = (struct hfi_sdma_frag){ iova + at, n - at };
 	assert_int_equal(hfi_sdma_post(r->tx.sdma, f, nf, (void *)(uintptr_t)(id + 1)), 0);
 	r->tx.nfree--;
+}
+
+static void
+post(struct run *r, uint16_t pkey, uint16_t vesw, size_t frame_len, bool sw_icrc,
+     enum split split)
+{
+	post_damaged(r, pkey, vesw, frame_len, sw_icrc, split, DAMAGE_NONE);
+}
+
+/*
+ * A packet the engine must refuse (it halts; the harness recovers it and
+ * gets what followed back as aborted) between good ones.
+ */
+static void
+send_damaged(struct run *r, enum damage damage, enum split split)
+{
+	unsigned int i;
+
+	for (i = 0; i < 5; i++)
+		post_damaged(r, 0xffff, 1, 200, (i & 1) != 0, split,
+			     i == 2 ? damage : DAMAGE_NONE);
+	harness_txq_kick(&r->tx);
+	while (hfi_sdma_in_flight(r->tx.sdma) > 0)
+		harness_txq_reap(&r->tx);
 }
 
 /*
@@ -276,6 +322,12 @@ traffic(struct run *r, uint8_t *stray)
 	hfi_rcv_set_bypass_ctxt(r->b, 4);
 	send(r, 3, 0xffff, 1, -1);
 	observe(r);
+	/* The engine's PBC and LEN checks: halted on the bad packet either way. */
+	hfi_rcv_set_bypass_ctxt(r->b, 0);
+	send_damaged(r, DAMAGE_LEN, SPLIT_NONE);
+	observe(r);
+	send_damaged(r, DAMAGE_PBC, SPLIT_MANY);
+	observe(r);
 	/* No context, then the port disabled. */
 	hfi_rcv_set_bypass_ctxt(r->b, 7);
 	send(r, 2, 0xffff, 1, -1);
@@ -330,6 +382,7 @@ equivalent(enum hfi_bypass_egr mode, unsigned int hdrq_hdr_dw, unsigned int ents
 		      (unsigned long long)on->at_send, (unsigned long long)c.rx_pkts);
 	assert_true(on->at_send * 10 >= c.rx_pkts * 7);
 	assert_int_equal(stray[0], 0);
+	assert_int_equal(on->tx.aborted, 6);
 	assert_int_equal(on->log.n, off->log.n);
 	for (i = 0; i < on->log.n && on->log.b[i] == off->log.b[i]; i++)
 		;
