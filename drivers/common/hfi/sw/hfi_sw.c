@@ -765,8 +765,7 @@ struct rx_pkt {
 /*
  * Bytes [from, to) of a packet given by its fragments (the PBC left out)
  * into dst, or nowhere when dst is NULL; the CRC state goes on over those
- * below crc_end, each piece just after it is written (from the source
- * when it is not written).
+ * below crc_end (read from the source).
  */
 static uint32_t
 frags_copy(const struct sw_frags *fr, uint32_t from, uint32_t to, uint8_t *dst, uint32_t crc,
@@ -788,10 +787,8 @@ frags_copy(const struct sw_frags *fr, uint32_t from, uint32_t to, uint8_t *dst, 
 		if (a < b) {
 			const uint8_t *src = va + (a - off);
 
-			if (dst != NULL) {
+			if (dst != NULL)
 				memcpy(dst + (a - from), src, b - a);
-				src = dst + (a - from);
-			}
 			if (a < crc_end)
 				crc = hfi_crc32_update(crc, src, min_u32(b, crc_end) - a);
 		}
@@ -803,8 +800,10 @@ frags_copy(const struct sw_frags *fr, uint32_t from, uint32_t to, uint8_t *dst, 
 /*
  * The one copy of a cut-through packet: the header bytes into the entry
  * (hdr_n of them at ent), the rest from skip on into the eager buffer
- * (egr, or NULL when none), the ICRC computed as they are written and
- * inserted or checked there. Returns RHF_ICRC_ERR or 0.
+ * (egr, or NULL when none); then the ICRC over the bytes just written,
+ * while they are in L1 (contiguous there, however short the fragments:
+ * CRC-32 folds only from 64 bytes on), inserted or checked there.
+ * Returns RHF_ICRC_ERR or 0.
  */
 static uint64_t
 rx_copy_frags(const struct rx_pkt *p, uint8_t *egr, uint8_t *ent, uint32_t hdr_n)
@@ -813,12 +812,20 @@ rx_copy_frags(const struct rx_pkt *p, uint8_t *egr, uint8_t *ent, uint32_t hdr_n
 	uint8_t b[sizeof(icrc)];
 	unsigned int k;
 
-	if (p->skip > 0)	/* split: the header bytes come first in the CRC */
-		crc = frags_copy(p->fr, 0, p->skip, hdr_n >= p->skip ? ent : NULL, crc, slot);
-	else if (hdr_n > 0)
+	if (p->skip > 0 && hdr_n >= p->skip) {
+		/* Split: the header bytes come first in the CRC. */
+		frags_copy(p->fr, 0, p->skip, ent, 0, 0);
+		crc = hfi_crc32_update(crc, ent, min_u32(p->skip, slot));
+	} else if (p->skip > 0) {
+		crc = frags_copy(p->fr, 0, p->skip, NULL, crc, slot);	/* not written */
+	} else if (hdr_n > 0) {
 		frags_copy(p->fr, 0, hdr_n, ent, 0, 0);
-	if (egr != NULL)
-		crc = frags_copy(p->fr, p->skip, p->len, egr, crc, slot);
+	}
+	if (egr != NULL) {
+		frags_copy(p->fr, p->skip, p->len, egr, 0, 0);
+		if (slot > p->skip)
+			crc = hfi_crc32_update(crc, egr, slot - p->skip);
+	}
 	crc = hfi_crc32_final(crc);
 	if (p->icrc_insert)
 		icrc = crc;
