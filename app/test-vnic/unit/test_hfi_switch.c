@@ -505,7 +505,9 @@ activate_host(struct env *env, unsigned int h)
 /*
  * The SM assigns LIDs (the hosts' drivers write them), programs the LFT and
  * activates the switch ports: data goes by the table; an entry the SM left
- * unprogrammed drops (no_route); packets for an old LID reach nobody.
+ * unprogrammed drops (no_route); packets for an old LID reach nobody; an
+ * entry to a port whose LID is another is dropped there (dlid_mismatch),
+ * cut through (at send) or through its ring (at its drain) alike.
  */
 static void
 test_lids_and_lft(void **state)
@@ -516,6 +518,7 @@ test_lids_and_lft(void **state)
 	struct hfi_port_counters c, total;
 	struct hfi_fabric_switch_info info;
 	uint8_t lft[64], blk[16];
+	unsigned int cut;
 	uint64_t v;
 
 	activate_host(env, 0);
@@ -583,6 +586,23 @@ test_lids_and_lft(void **state)
 	/* The old LID is nobody's */
 	send_data(env, 1, old0, 8);
 	assert_int_equal(rx_count(env, 0), 0);
+	/* LID 0x12 routed to host 1, whose LID is 0x11 */
+	lft[0x12] = h1;
+	assert_int_equal(sw_query(env, HFI_SMP_METHOD_SET, HFI_SMP_ATTR_LFT, 1u << 24, lft, 64),
+			 0);
+	for (cut = 0; cut < 2; cut++) {
+		struct hfi_port_counters before = test_counters(env->host[1]);
+
+		hfi_fabric_set_cut_through(env->fab, cut == 1);
+		send_data(env, 0, 0x12, (uint8_t)(9 + cut));
+		c = test_counters(env->host[1]);
+		assert_int_equal(c.drops[HFI_DROP_DLID_MISMATCH], cut == 1 ? 2 : 0);
+		assert_int_equal(rx_count(env, 1), 0);
+		c = test_counters(env->host[1]);
+		assert_int_equal(c.drops[HFI_DROP_DLID_MISMATCH], cut + 1);
+		assert_int_equal(hfi_port_counters_drops(&c), hfi_port_counters_drops(&before) + 1);
+		assert_int_equal(c.rx_pkts, before.rx_pkts);
+	}
 	hfi_fabric_total_counters(env->fab, &total);
 	assert_int_equal(total.tx_pkts + total.rx_injected,
 			 total.rx_pkts + hfi_port_counters_drops(&total));

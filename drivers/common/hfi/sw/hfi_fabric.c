@@ -654,6 +654,7 @@ fab_setup(const char *spec, bool create, bool excl, const struct hfi_fabric_conf
 			return rc;
 		}
 		fab->refs = 1;
+		atomic_store(&fab->cut_through, !shm);
 		atomic_store(&fab->last_reap_ns, fab_now_ns());
 		fab->next = registry;
 		registry = fab;
@@ -771,6 +772,18 @@ void
 hfi_fabric_get_config(const struct hfi_fabric *fab, struct hfi_fabric_config *cfg)
 {
 	*cfg = fab->hdr->cfg;
+}
+
+void
+hfi_fabric_set_cut_through(struct hfi_fabric *fab, bool on)
+{
+	atomic_store(&fab->cut_through, on);
+}
+
+bool
+hfi_fabric_cut_through(const struct hfi_fabric *fab)
+{
+	return atomic_load(&fab->cut_through);
 }
 
 /* ---- rings ---- */

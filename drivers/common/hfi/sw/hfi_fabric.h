@@ -80,6 +80,22 @@ int hfi_fabric_unlink(const char *spec);
 const char *hfi_fabric_spec(const struct hfi_fabric *fab);
 void hfi_fabric_get_config(const struct hfi_fabric *fab, struct hfi_fabric_config *cfg);
 
+/*
+ * Cut-through delivery, a choice of this process's view of the fabric
+ * (doc/guides/software_hfi.md): a 16B packet an SDMA engine sends to one
+ * port owned by this process, whose inbound ring is empty and whose drain
+ * lock is free, is checked by that port and written into its receive
+ * context at once, with one copy, instead of waiting in the ring for the
+ * port's next drain. What the receiver sees (RHFs, eager bytes, header
+ * queue entries, CSRs, counters, drops) is the same; only when: the
+ * packet meets the receiver's state at send, not at its next drain. On by
+ * default for in-process fabrics, off for shared ones (where it still
+ * covers only ports of this process). Tests of deferred delivery turn it
+ * off.
+ */
+void hfi_fabric_set_cut_through(struct hfi_fabric *fab, bool on);
+bool hfi_fabric_cut_through(const struct hfi_fabric *fab);
+
 /* The fabric of a software HFI (NULL for hardware). */
 struct hfi_fabric *hfi_dev_fabric(struct hfi_dev *dev);
 

@@ -163,6 +163,14 @@ struct hfi_fabric {
 	atomic_bool capturing;
 	_Atomic uint64_t last_reap_ns;
 	struct fab_stuck stuck[HFI_FABRIC_MAX_PORTS][2];	/* [slot][data, mad] */
+	/*
+	 * Cut-through delivery (hfi_fabric_set_cut_through()): whether it is
+	 * on, and the device model (struct hfi_sw) of each port this process
+	 * owns, set and cleared under that port's drain lock, so that a sender
+	 * holding the lock may use it.
+	 */
+	atomic_bool cut_through;
+	void *_Atomic local_rx[HFI_FABRIC_MAX_PORTS];
 	struct hfi_fabric *next;
 };
 

@@ -14,8 +14,10 @@
  * Concurrency: an engine is run by whoever holds its `busy` flag (the
  * device thread, or the caller of the doorbell in inline mode); the
  * port's inbound ring is drained into receive contexts by whoever holds
- * the port's drain lock. So every receive context has one writer at a time
- * however many engines, HFIs or processes send to it.
+ * the port's drain lock, and an engine that cuts a packet through into a
+ * receive context of this process (sdma_cut()) takes that lock too, by
+ * trylock only, after its busy flag. So every receive context has one
+ * writer at a time however many engines, HFIs or processes send to it.
  */
 
 #include <errno.h>
@@ -146,15 +148,19 @@ sdma_write_len_gen(struct sw_sdma *e, uint64_t val)
 	}
 }
 
-/* Gather the next packet into e->pkt. 1: a packet, 0: nothing complete, -1: halted. */
+/*
+ * Walk the descriptors of the next packet as the engine reads them: each
+ * fragment resolved and checked, nothing copied. 1: a whole packet in fr,
+ * 0: nothing complete, -1: halted.
+ */
 static int
-sdma_fetch(struct hfi_sw *sw, struct sw_sdma *e)
+sdma_walk(struct hfi_sw *sw, struct sw_sdma *e, struct sw_frags *fr)
 {
 	uint32_t mask = e->cnt - 1;
 	uint32_t tail = (uint32_t)atomic_load_explicit(&e->csr[SEND_DMA_TAIL / 8],
 						       memory_order_acquire) & mask;
 	uint32_t total = 0, i;
-	uint64_t pbc, qw0 = 0, qw1 = 0;
+	uint64_t qw0 = 0, qw1 = 0;
 
 	if (e->hidx == tail)
 		return 0;
@@ -195,16 +201,47 @@ sdma_fetch(struct hfi_sw *sw, struct sw_sdma *e)
 			sdma_halt(e, SDMA_ERR_MEM_READ);
 			return -1;
 		}
-		memcpy(e->pkt + total, src, len);
+		fr->f[i].va = src;
+		fr->f[i].len = len;
 		total += len;
 		if (qw0 & SDMA_DESC0_LAST_DESC_FLAG)
 			break;
 	}
+	fr->n = i + 1;
+	fr->total = total;
+	e->pend_len = total;
+	e->pend_ndesc = i + 1;
+	e->pend_h2h = (qw1 & SDMA_DESC1_HEAD_TO_HOST_FLAG) != 0;
+	return 1;
+}
+
+/* Today's path: the fragments gathered into e->pkt. */
+static void
+sdma_gather(struct sw_sdma *e, const struct sw_frags *fr)
+{
+	uint32_t off = 0;
+	unsigned int i;
+
+	for (i = 0; i < fr->n; i++) {
+		memcpy(e->pkt + off, fr->f[i].va, fr->f[i].len);
+		off += fr->f[i].len;
+	}
+}
+
+/*
+ * The PBC and LEN checks of a packet of total bytes whose PBC and LRH are
+ * at pkt (its first fragment will do when they fit there). 0, or -1: halted.
+ */
+static int
+sdma_check(struct sw_sdma *e, const uint8_t *pkt, uint32_t total)
+{
+	uint64_t pbc;
+
 	if (total < PBC_SIZE || (total & 3) != 0) {
 		sdma_halt(e, SDMA_ERR_WRONG_DW);
 		return -1;
 	}
-	memcpy(&pbc, e->pkt, sizeof(pbc));
+	memcpy(&pbc, pkt, sizeof(pbc));
 	if ((pbc & PBC_LENGTH_DWS_MASK) * 4 != total) {
 		sdma_halt(e, SDMA_ERR_LENGTH_MISMATCH);
 		return -1;
@@ -214,20 +251,17 @@ sdma_fetch(struct hfi_sw *sw, struct sw_sdma *e)
 
 		/* A 16B packet is whole flits, its LRH plus at least one, as LEN says. */
 		if (plen < HFI_16B_LRH_LEN + HFI_16B_FLIT || plen % HFI_16B_FLIT != 0 ||
-		    hfi_16b_len_flits(e->pkt + PBC_SIZE) * HFI_16B_FLIT != plen) {
+		    hfi_16b_len_flits(pkt + PBC_SIZE) * HFI_16B_FLIT != plen) {
 			sdma_halt(e, SDMA_ERR_LENGTH_MISMATCH);
 			return -1;
 		}
 	} else if (total - PBC_SIZE < HFI_9B_LRH_LEN ||
-		   hfi_9b_len_dws(e->pkt + PBC_SIZE) != (total - PBC_SIZE) / 4 + 1) {
+		   hfi_9b_len_dws(pkt + PBC_SIZE) != (total - PBC_SIZE) / 4 + 1) {
 		/* A 9B packet: its LRH, PktLen counting the ICRC the engine appends. */
 		sdma_halt(e, SDMA_ERR_LENGTH_MISMATCH);
 		return -1;
 	}
-	e->pend_len = total;
-	e->pend_ndesc = i + 1;
-	e->pend_h2h = (qw1 & SDMA_DESC1_HEAD_TO_HOST_FLAG) != 0;
-	return 1;
+	return 0;
 }
 
 static void
@@ -428,9 +462,14 @@ sdma_send(struct hfi_sw *sw, struct sw_sdma *e)
 	sw_tx_send(sw, pbc, &e->tx);
 }
 
+/* Cut-through (with the receive side below). */
+static int sdma_cut(struct hfi_sw *sw, struct sw_sdma *e, const struct sw_frags *fr);
+static void cut_release(struct sw_sdma *e);
+
 static unsigned int
 sdma_run(struct hfi_sw *sw, struct sw_sdma *e)
 {
+	struct sw_frags fr;
 	unsigned int n = 0;
 
 	if (!try_lock(&e->busy))
@@ -443,23 +482,35 @@ sdma_run(struct hfi_sw *sw, struct sw_sdma *e)
 	}
 	while (e->running && n < SW_SDMA_BUDGET) {
 		if (e->pending) {
+			cut_release(e);
 			sw_tx_retry(sw, &e->tx);
 			if (e->tx.targets != 0)
 				break;
 		} else {
-			int rc = sdma_fetch(sw, e);
+			int rc = sdma_walk(sw, e, &fr);
 
 			if (rc <= 0)
 				break;
-			sdma_send(sw, e);
-			if (e->tx.targets != 0) {
-				e->pending = true;
+			rc = sdma_cut(sw, e, &fr);
+			if (rc < 0)
 				break;
+			if (rc == 0) {
+				/* Today's path: gathered, checked, through the egress. */
+				cut_release(e);
+				sdma_gather(e, &fr);
+				if (sdma_check(e, e->pkt, fr.total) != 0)
+					break;
+				sdma_send(sw, e);
+				if (e->tx.targets != 0) {
+					e->pending = true;
+					break;
+				}
 			}
 		}
 		sdma_complete(e);
 		n++;
 	}
+	cut_release(e);
 	fab_tx_acc_flush(sw->port, &e->tx_acc);
 	unlock(&e->busy);
 	return n;
@@ -538,8 +589,29 @@ ctxt_fail(struct hfi_sw *sw, struct sw_ctxt *cx, uint64_t status, enum hfi_drop_
 	return rx_drop(sw, r);
 }
 
+/*
+ * hfi_rsm_extract() when only the first avail bytes of the packet are at
+ * pkt (a cut-through packet's first fragment): *beyond when it needs more.
+ */
 static unsigned int
-rsm_select(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, uint64_t rcv_ctrl)
+rsm_get(const uint8_t *pkt, uint32_t len, uint32_t avail, uint32_t off, unsigned int width,
+	bool *beyond)
+{
+	if (width != 0 && min_u32(len, (off >> 3) + 2) > avail) {
+		*beyond = true;
+		return 0;
+	}
+	return hfi_rsm_extract(pkt, len, off, width);
+}
+
+/*
+ * The context of a 16B packet: the first RSM rule that matches, else
+ * RCV_BYPASS's. Reads only CSRs. *beyond: a rule looked past avail bytes
+ * (the choice is then not made).
+ */
+static unsigned int
+rsm_select(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, uint32_t avail,
+	   uint64_t rcv_ctrl, bool *beyond)
 {
 	unsigned int r;
 
@@ -554,24 +626,25 @@ rsm_select(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, uint64_t rcv_ctr
 				continue;
 			sel = atomic_load_explicit(&sw->rsm_select[r], memory_order_relaxed);
 			match = atomic_load_explicit(&sw->rsm_match[r], memory_order_relaxed);
-			if ((hfi_rsm_extract(pkt, len, (uint32_t)(sel & 0xffff), 8) &
+			if ((rsm_get(pkt, len, avail, (uint32_t)(sel & 0xffff), 8, beyond) &
 			     ((match >> RCV_RSM_MATCH_MASK1_SHIFT) & 0xff)) !=
 			    ((match >> RCV_RSM_MATCH_VALUE1_SHIFT) & 0xff))
 				continue;
-			if ((hfi_rsm_extract(pkt, len, (uint32_t)((sel >> 16) & 0xffff), 8) &
+			if ((rsm_get(pkt, len, avail, (uint32_t)((sel >> 16) & 0xffff), 8,
+				     beyond) &
 			     ((match >> RCV_RSM_MATCH_MASK2_SHIFT) & 0xff)) !=
 			    ((match >> RCV_RSM_MATCH_VALUE2_SHIFT) & 0xff))
 				continue;
-			i1 = hfi_rsm_extract(pkt, len,
+			i1 = rsm_get(pkt, len, avail,
 				(uint32_t)((sel >> RCV_RSM_SELECT_INDEX1_OFFSET_SHIFT) &
 					   RCV_RSM_SELECT_OFFSET_MASK),
 				(unsigned int)((sel >> RCV_RSM_SELECT_INDEX1_WIDTH_SHIFT) &
-					       RCV_RSM_SELECT_WIDTH_MASK));
-			i2 = hfi_rsm_extract(pkt, len,
+					       RCV_RSM_SELECT_WIDTH_MASK), beyond);
+			i2 = rsm_get(pkt, len, avail,
 				(uint32_t)((sel >> RCV_RSM_SELECT_INDEX2_OFFSET_SHIFT) &
 					   RCV_RSM_SELECT_OFFSET_MASK),
 				(unsigned int)((sel >> RCV_RSM_SELECT_INDEX2_WIDTH_SHIFT) &
-					       RCV_RSM_SELECT_WIDTH_MASK));
+					       RCV_RSM_SELECT_WIDTH_MASK), beyond);
 			idx = ((unsigned int)(cfg >> RCV_RSM_CFG_OFFSET_SHIFT) + (i1 ^ i2)) & 0xff;
 			return (unsigned int)(atomic_load_explicit(&sw->rsm_map[idx / 8],
 						memory_order_relaxed) >> (8 * (idx % 8))) & 0xff;
@@ -673,19 +746,114 @@ egr_place(struct hfi_sw *sw, struct sw_ctxt *cx, uint64_t ctrl, uint32_t len,
 
 /* What the port made of a packet for its receive context. */
 struct rx_pkt {
-	const uint8_t *pkt;
+	const uint8_t *pkt;	/* with fr: the first fragment's bytes after the PBC */
 	uint32_t len;
 	uint32_t hdr_len;	/* packet bytes for the header queue entry */
 	uint32_t skip;		/* packet bytes not in the eager buffer */
 	uint64_t rhf;		/* receive type, DcInfo, error bits */
+	/*
+	 * Cut-through (sdma_cut()): the packet is still in the sender's
+	 * fragments, its ICRC is inserted (icrc_insert) or checked while it
+	 * is copied, and corrupted on the way (icrc_corrupt: PBC TestBadICRC,
+	 * fault injection) as the egress would have.
+	 */
+	const struct sw_frags *fr;
+	bool icrc_insert;
+	bool icrc_corrupt;
 };
+
+/*
+ * Bytes [from, to) of a packet given by its fragments (the PBC left out)
+ * into dst, or nowhere when dst is NULL; the CRC state goes on over those
+ * below crc_end (read from the source).
+ */
+static uint32_t
+frags_copy(const struct sw_frags *fr, uint32_t from, uint32_t to, uint8_t *dst, uint32_t crc,
+	   uint32_t crc_end)
+{
+	uint32_t off = 0;
+	unsigned int i;
+
+	for (i = 0; i < fr->n && off < to; i++) {
+		const uint8_t *va = fr->f[i].va;
+		uint32_t flen = fr->f[i].len, a, b;
+
+		if (i == 0) {
+			va += PBC_SIZE;
+			flen -= PBC_SIZE;
+		}
+		a = from > off ? from : off;
+		b = min_u32(to, off + flen);
+		if (a < b) {
+			const uint8_t *src = va + (a - off);
+
+			if (dst != NULL)
+				memcpy(dst + (a - from), src, b - a);
+			if (a < crc_end)
+				crc = hfi_crc32_update(crc, src, min_u32(b, crc_end) - a);
+		}
+		off += flen;
+	}
+	return crc;
+}
+
+/*
+ * The one copy of a cut-through packet: the header bytes into the entry
+ * (hdr_n of them at ent), the rest from skip on into the eager buffer
+ * (egr, or NULL when none); then the ICRC over the bytes just written,
+ * while they are in L1 (contiguous there, however short the fragments:
+ * CRC-32 folds only from 64 bytes on), inserted or checked there.
+ * Returns RHF_ICRC_ERR or 0.
+ */
+static uint64_t
+rx_copy_frags(const struct rx_pkt *p, uint8_t *egr, uint8_t *ent, uint32_t hdr_n)
+{
+	uint32_t slot = (uint32_t)hfi_icrc_offset(p->len), crc = HFI_CRC32_INIT, icrc;
+	uint8_t b[sizeof(icrc)];
+	unsigned int k;
+
+	if (p->skip > 0 && hdr_n >= p->skip) {
+		/* Split: the header bytes come first in the CRC. */
+		frags_copy(p->fr, 0, p->skip, ent, 0, 0);
+		crc = hfi_crc32_update(crc, ent, min_u32(p->skip, slot));
+	} else if (p->skip > 0) {
+		crc = frags_copy(p->fr, 0, p->skip, NULL, crc, slot);	/* not written */
+	} else if (hdr_n > 0) {
+		frags_copy(p->fr, 0, hdr_n, ent, 0, 0);
+	}
+	if (egr != NULL) {
+		frags_copy(p->fr, p->skip, p->len, egr, 0, 0);
+		if (slot > p->skip)
+			crc = hfi_crc32_update(crc, egr, slot - p->skip);
+	}
+	crc = hfi_crc32_final(crc);
+	if (p->icrc_insert)
+		icrc = crc;
+	else
+		frags_copy(p->fr, slot, slot + sizeof(icrc), (uint8_t *)&icrc, 0, 0);
+	if (p->icrc_corrupt)
+		icrc = ~icrc;
+	if (p->icrc_insert || p->icrc_corrupt) {
+		/* The slot as the egress leaves it, wherever its bytes landed. */
+		memcpy(b, &icrc, sizeof(b));
+		for (k = 0; k < sizeof(b); k++) {
+			if (slot + k < hdr_n)
+				ent[slot + k] = b[k];
+			if (egr != NULL && slot + k >= p->skip)
+				egr[slot + k - p->skip] = b[k];
+		}
+	}
+	if (p->icrc_insert)
+		return p->icrc_corrupt ? RHF_ICRC_ERR : 0;
+	return icrc != crc ? RHF_ICRC_ERR : 0;
+}
 
 /* Write a packet into receive context ctxt. Called with the drain lock held. */
 static enum deliver_rc
 rx_place(struct hfi_sw *sw, unsigned int ctxt, const struct rx_pkt *p)
 {
 	struct fab_port *port = sw->port;
-	uint32_t next, hd_head, ent_dw, len = p->len;
+	uint32_t next, hd_head, ent_dw, hdr_n, len = p->len;
 	uint64_t err = p->rhf & RHF_ERROR_MASK, rhf, ctrl;
 	struct egr_place pl = { 0 };
 	enum deliver_rc rc;
@@ -721,15 +889,21 @@ rx_place(struct hfi_sw *sw, unsigned int ctxt, const struct rx_pkt *p)
 	if (ent == NULL)
 		return ctxt_fail(sw, cx, RCV_CTXT_STATUS_SW_DMA_ERR, HFI_DROP_DMA_ERROR);
 
-	if (pl.buf != NULL)
-		memcpy(pl.buf, p->pkt + p->skip, len - p->skip);
+	ent_dw = cx->entsize / 4;
+	hdr_n = min_u32(p->hdr_len, len);
+	if (sw->hdrq_hdr_dw + p->hdr_len / 4 + 2 > ent_dw) {
+		err |= RHF_K_HDR_LEN_ERR;	/* the header does not fit: none is written */
+		hdr_n = 0;
+	}
+	if (p->fr != NULL) {
+		err |= rx_copy_frags(p, pl.buf, (uint8_t *)ent + sw->hdrq_hdr_dw * 4, hdr_n);
+	} else {
+		if (pl.buf != NULL)
+			memcpy(pl.buf, p->pkt + p->skip, len - p->skip);
+		memcpy((uint8_t *)ent + sw->hdrq_hdr_dw * 4, p->pkt, hdr_n);
+	}
 	if (take_fault(&sw->fault_ecc))
 		err |= RHF_ECC_ERR;
-	ent_dw = cx->entsize / 4;
-	if (sw->hdrq_hdr_dw + p->hdr_len / 4 + 2 > ent_dw)
-		err |= RHF_K_HDR_LEN_ERR;	/* the header does not fit: none is written */
-	else
-		memcpy((uint8_t *)ent + sw->hdrq_hdr_dw * 4, p->pkt, min_u32(p->hdr_len, len));
 	rhf = (uint64_t)(len / 4) | (p->rhf & ~RHF_ERROR_MASK) |
 	      (pl.buf != NULL ? RHF_USE_EGR_BFR : 0) |
 	      ((uint64_t)pl.idx << RHF_EGR_INDEX_SHIFT) |
@@ -756,18 +930,32 @@ rx_place(struct hfi_sw *sw, unsigned int ctxt, const struct rx_pkt *p)
 }
 
 /*
+ * A cut-through packet (sdma_cut()): its fragments, what the egress does
+ * to its ICRC, and the context RSM chose for it beforehand.
+ */
+struct rx_cut {
+	const struct sw_frags *fr;
+	bool icrc_insert;
+	bool icrc_corrupt;
+	unsigned int ctxt;
+};
+
+/*
  * A 16B (bypass) packet: the port's checks, RSM or the RCV_BYPASS context.
  * icrc: the CRC the sending port computed over the packet (FAB_PKT_ICRC),
- * or NULL when it computed none (the sender wrote the ICRC itself).
+ * or NULL when it computed none (the sender wrote the ICRC itself). cut:
+ * a cut-through packet (its ICRC is dealt with as it is copied), or NULL.
  */
 static enum deliver_rc
 rx_deliver_16b(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, uint64_t rcv_ctrl,
-	       const uint32_t *icrc)
+	       const uint32_t *icrc, const struct rx_cut *cut)
 {
 	struct fab_port *port = sw->port;
 	uint32_t dlid = hfi_16b_dlid(pkt);
 	struct rx_pkt p = { .pkt = pkt, .len = len,
 			    .rhf = (uint64_t)RHF_RCV_TYPE_BYPASS << RHF_RCV_TYPE_SHIFT };
+	unsigned int ctxt;
+	bool beyond = false;
 
 	if (dlid != port->lid && !hfi_lid_is_mcast(dlid))
 		return rx_drop(sw, HFI_DROP_DLID_MISMATCH);
@@ -777,7 +965,11 @@ rx_deliver_16b(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, uint64_t rcv
 	if ((rcv_ctrl & RCV_CTRL_RCV_PARTITION_KEY_ENABLE) &&
 	    !pkey_allowed(sw, hfi_16b_pkey(pkt)))
 		return rx_drop(sw, HFI_DROP_PKEY);
-	if (icrc != NULL) {
+	if (cut != NULL) {
+		p.fr = cut->fr;
+		p.icrc_insert = cut->icrc_insert;
+		p.icrc_corrupt = cut->icrc_corrupt;
+	} else if (icrc != NULL) {
 		uint32_t have;
 
 		memcpy(&have, pkt + hfi_icrc_offset(len), sizeof(have));
@@ -792,7 +984,8 @@ rx_deliver_16b(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, uint64_t rcv
 	p.hdr_len = (uint32_t)((atomic_load_explicit(&sw->rcv_bypass, memory_order_relaxed) >>
 				RCV_BYPASS_HDR_SIZE_SHIFT) & RCV_BYPASS_HDR_SIZE_MASK) * 4;
 	p.skip = sw->bypass_egr == HFI_BYPASS_EGR_SPLIT ? min_u32(p.hdr_len, len) : 0;
-	return rx_place(sw, rsm_select(sw, pkt, len, rcv_ctrl), &p);
+	ctxt = cut != NULL ? cut->ctxt : rsm_select(sw, pkt, len, len, rcv_ctrl, &beyond);
+	return rx_place(sw, ctxt, &p);
 }
 
 /* The context the QP map names for a QPN: entry QPN[8:1] (init_qpmap_table's index). */
@@ -907,13 +1100,15 @@ rx_acc_flush(struct hfi_sw *sw)
 	sw->rx_acc_bytes = 0;
 }
 
-/* Deliver one packet from the fabric. Called with the drain lock held. */
+/*
+ * Deliver one packet from the fabric (or cut through: cut, see
+ * rx_deliver_16b()) with RCV_CTRL as read for it. Called with the drain
+ * lock held.
+ */
 static enum deliver_rc
 rx_deliver(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, unsigned int flags,
-	   const uint32_t *icrc)
+	   const uint32_t *icrc, uint64_t rcv_ctrl, const struct rx_cut *cut)
 {
-	uint64_t rcv_ctrl = atomic_load_explicit(&sw->rcv_ctrl, memory_order_relaxed);
-
 	sw->rx_flags = flags;
 	if (atomic_load_explicit(&sw->port->link, memory_order_relaxed) != HFI_LINK_UP)
 		return rx_drop(sw, HFI_DROP_DEST_LINK_DOWN);
@@ -921,7 +1116,7 @@ rx_deliver(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, unsigned int fla
 		return rx_drop(sw, HFI_DROP_DEST_NOT_ACTIVE);
 	if (flags & FAB_PKT_9B)
 		return rx_deliver_9b(sw, pkt, len, flags, rcv_ctrl);
-	return rx_deliver_16b(sw, pkt, len, rcv_ctrl, icrc);
+	return rx_deliver_16b(sw, pkt, len, rcv_ctrl, icrc, cut);
 }
 
 static unsigned int
@@ -935,7 +1130,9 @@ rx_drain(struct hfi_sw *sw)
 		return 0;
 	while (n < SW_DRAIN_BUDGET && (c = fab_data_peek(sw->fab, sw->slot, &pos)) != NULL) {
 		if (rx_deliver(sw, c->data, c->len, c->flags,
-			       (c->flags & FAB_PKT_ICRC) ? &c->icrc : NULL) == BLOCKED)
+			       (c->flags & FAB_PKT_ICRC) ? &c->icrc : NULL,
+			       atomic_load_explicit(&sw->rcv_ctrl, memory_order_relaxed),
+			       NULL) == BLOCKED)
 			break;
 		fab_data_pop(sw->fab, sw->slot, c, pos);
 		n++;
@@ -943,6 +1140,135 @@ rx_drain(struct hfi_sw *sw)
 	rx_acc_flush(sw);
 	unlock(&sw->port->drain_lock);
 	return n;
+}
+
+/* ---- cut-through ---- */
+
+/* Give back the drain lock a run holds on a receiver, its run's counts added. */
+static void
+cut_release(struct sw_sdma *e)
+{
+	struct hfi_sw *rx = e->cut_rx;
+
+	if (rx == NULL)
+		return;
+	rx_acc_flush(rx);
+	unlock(&rx->port->drain_lock);
+	e->cut_rx = NULL;
+}
+
+/*
+ * The HFI of the port in slot with its drain lock held by this run, when
+ * it lives in this process, the lock is free (trylock: the engine's busy
+ * flag is held, so never wait) and nothing waits in its inbound ring
+ * (order is kept). NULL otherwise, with no lock held.
+ */
+static struct hfi_sw *
+cut_take(struct hfi_sw *sw, struct sw_sdma *e, int slot)
+{
+	struct fab_port *dst = fab_port(sw->fab, slot);
+	struct hfi_sw *rx = e->cut_rx;
+
+	if (rx != NULL && rx->slot != slot) {
+		cut_release(e);
+		rx = NULL;
+	}
+	if (rx == NULL) {
+		if (!try_lock(&dst->drain_lock))
+			return NULL;
+		rx = atomic_load_explicit(&sw->fab->local_rx[slot], memory_order_acquire);
+		if (rx == NULL) {
+			unlock(&dst->drain_lock);
+			return NULL;
+		}
+		e->cut_rx = rx;
+	}
+	if (atomic_load_explicit(&dst->data.enq, memory_order_acquire) !=
+	    atomic_load_explicit(&dst->data.deq, memory_order_acquire)) {
+		cut_release(e);
+		return NULL;
+	}
+	return rx;
+}
+
+/*
+ * Cut-through delivery (hfi_fabric_set_cut_through()): a 16B packet for
+ * one port of this process goes from the sender's fragments straight into
+ * the receive context, one copy, the ICRC computed once as it is copied.
+ * Everything the egress and the receiver's drain check is checked, in
+ * their order, and counted where they count it. Whatever does not fit
+ * (9B, VL15, multicast, capture on, a receiver elsewhere or busy or with
+ * packets waiting, RSM reading past the first fragment, a don't-drop
+ * context, anything the egress would drop) is left to today's path before
+ * anything is done or counted. 1: sent (delivered or dropped), 0: not
+ * taken, -1: the engine halted on the PBC or LEN.
+ */
+static int
+sdma_cut(struct hfi_sw *sw, struct sw_sdma *e, const struct sw_frags *fr)
+{
+	const uint8_t *f0 = fr->f[0].va, *pkt = f0 + PBC_SIZE;
+	struct hfi_fabric *fab = sw->fab;
+	uint32_t len, dlid;
+	uint64_t pbc, targets, rcv_ctrl, ctrl;
+	struct rx_cut cut = { .fr = fr };
+	struct fab_port *dst;
+	struct hfi_sw *rx;
+	bool beyond = false;
+	int slot;
+
+	if (!atomic_load_explicit(&fab->cut_through, memory_order_relaxed) ||
+	    fr->f[0].len < PBC_SIZE + HFI_16B_LRH_LEN)
+		return 0;	/* off, or the header split across fragments */
+	memcpy(&pbc, f0, sizeof(pbc));
+	if (!(pbc & PBC_PACKET_BYPASS))
+		return 0;
+	if (sdma_check(e, f0, fr->total) != 0)
+		return -1;
+	len = fr->total - PBC_SIZE;
+	dlid = hfi_16b_dlid(pkt);
+	/* What the egress (sw_tx_send()) would drop or treat apart. */
+	if (atomic_load_explicit(&sw->port->link, memory_order_relaxed) != HFI_LINK_UP ||
+	    hfi_16b_sc(pkt) == HFI_9B_SC_VL15 || !fab_may_send(sw->port, false) ||
+	    atomic_load_explicit(&sw->fault_drop, memory_order_relaxed) != 0 ||
+	    atomic_load_explicit(&fab->capturing, memory_order_relaxed) ||
+	    hfi_lid_is_mcast(dlid))
+		return 0;
+	targets = fab_route(fab, sw->slot, dlid);
+	if (targets == 0 || (targets & (targets - 1)) != 0)
+		return 0;
+	/* What fab_push_data_acc() would drop at the door. */
+	slot = __builtin_ctzll(targets);
+	dst = fab_port(fab, slot);
+	if (atomic_load_explicit(&fab->hdr->lids[slot], memory_order_acquire) == 0 ||
+	    atomic_load_explicit(&dst->link, memory_order_relaxed) != HFI_LINK_UP ||
+	    dst->role == HFI_ROLE_MGMT)
+		return 0;
+	rx = cut_take(sw, e, slot);
+	if (rx == NULL)
+		return 0;
+	/*
+	 * The receiver's context choice (CSRs only) before anything is
+	 * counted: RSM may need bytes past the first fragment, and a
+	 * don't-drop context may have to hold the packet back in the ring.
+	 * Its CTXT_CTRL cannot change while the drain lock is held.
+	 */
+	rcv_ctrl = atomic_load_explicit(&rx->rcv_ctrl, memory_order_relaxed);
+	cut.ctxt = rsm_select(rx, pkt, len, fr->f[0].len - PBC_SIZE, rcv_ctrl, &beyond);
+	ctrl = cut.ctxt < rx->nctxt ? atomic_load_explicit(
+			&rx->ctxt[cut.ctxt].csr[RCV_CTXT_CTRL / 8], memory_order_relaxed) : 0;
+	if (beyond || (ctrl & (RCV_CTXT_CTRL_DONT_DROP_EGR_FULL |
+			       RCV_CTXT_CTRL_DONT_DROP_RHQ_FULL))) {
+		cut_release(e);
+		return 0;
+	}
+	/* The egress: the ICRC inserted or not, corrupted on demand; sent. */
+	cut.icrc_insert = (pbc & PBC_INSERT_BYPASS_ICRC) != 0;
+	cut.icrc_corrupt = (pbc & PBC_TEST_BAD_ICRC) || take_fault(&sw->fault_icrc);
+	e->tx_acc.pkts++;
+	e->tx_acc.bytes += len;
+	/* The receiver's drain, as for a packet it took from its ring. */
+	rx_deliver(rx, pkt, len, 0, NULL, rcv_ctrl, &cut);
+	return 1;
 }
 
 /* Enabling a context: its header queue as RCV_HDR_* describe it, or why not. */
@@ -1473,6 +1799,10 @@ sw_close(struct hfi_dev *dev)
 {
 	struct hfi_sw *sw = sw_of(dev);
 
+	/* No sender cuts through to it once this is done (cut_take()). */
+	spin_lock(&sw->port->drain_lock);
+	atomic_store_explicit(&sw->fab->local_rx[sw->slot], NULL, memory_order_release);
+	unlock(&sw->port->drain_lock);
 	if (sw->thread_started) {
 		atomic_store(&sw->stop, true);
 		pthread_join(sw->thread, NULL);
@@ -1581,6 +1911,12 @@ hfi_sw_open(struct hfi_dev *dev, const struct hfi_dev_params *p)
 		sw->thread_started = true;
 	}
 	sw_open_hook(dev);
+	/* Senders of this process may now deliver straight into it (sdma_cut()). */
+	if (p->role == HFI_ROLE_HOST) {
+		spin_lock(&sw->port->drain_lock);
+		atomic_store_explicit(&sw->fab->local_rx[sw->slot], sw, memory_order_release);
+		unlock(&sw->port->drain_lock);
+	}
 	return 0;
 fail_blocks:
 	blocks_close(sw, sizeof(sw_csr_blocks) / sizeof(sw_csr_blocks[0]) - 1);

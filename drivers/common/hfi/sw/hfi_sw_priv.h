@@ -53,6 +53,21 @@ struct sw_tx {
 	uint32_t icrc;
 };
 
+/*
+ * A packet as its SDMA descriptors give it: the host bytes each one names,
+ * resolved (dma_va) and checked but not copied. f[0] starts with the PBC.
+ */
+struct sw_frag {
+	const uint8_t *va;
+	uint32_t len;
+};
+
+struct sw_frags {
+	struct sw_frag f[SDMA_MAX_DESC_PER_PKT];
+	unsigned int n;
+	uint32_t total;		/* bytes, the PBC included */
+};
+
 struct sw_sdma {
 	_Atomic uint64_t csr[SW_SDMA_REGS];	/* last value written to each CSR */
 	_Atomic uint64_t status;
@@ -78,6 +93,12 @@ struct sw_sdma {
 	uint32_t pend_ndesc;
 	struct sw_tx tx;
 	struct fab_tx_acc tx_acc;		/* this run's sent packets (tx.acc) */
+	/*
+	 * Cut-through (hfi_sw.c, sdma_cut()): the receiving HFI whose drain
+	 * lock this run holds between packets delivered straight into it, or
+	 * NULL; taken by trylock only, given back before anything else.
+	 */
+	struct hfi_sw *cut_rx;
 	uint8_t pkt[SDMA_MAX_PKT_SIZE + HFI_9B_ICRC_LEN + 1];
 };
 
