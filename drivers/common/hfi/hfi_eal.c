@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
+#include <rte_branch_prediction.h>
 #include <rte_eal.h>
 #include <rte_malloc.h>
 #include <rte_memory.h>
@@ -117,6 +118,23 @@ in_dpdk_memory(uintptr_t va, size_t len)
 	return msl_cache_covers(va, len);
 }
 
+/*
+ * EAL's IOVA mode, fixed once EAL is initialised (before any device
+ * exists): read once rather than through a call into EAL per DMA address.
+ */
+static bool
+iova_is_va(void)
+{
+	static _Atomic int mode = -1;	/* -1: not read yet */
+	int m = atomic_load_explicit(&mode, memory_order_relaxed);
+
+	if (unlikely(m < 0)) {
+		m = rte_eal_iova_mode() == RTE_IOVA_VA;
+		atomic_store_explicit(&mode, m, memory_order_relaxed);
+	}
+	return m != 0;
+}
+
 static void *
 eal_iova_to_va(void *arg, uint64_t iova, size_t len)
 {
@@ -125,7 +143,7 @@ eal_iova_to_va(void *arg, uint64_t iova, size_t len)
 	(void)arg;
 	if (iova == 0 || iova == RTE_BAD_IOVA || len == 0 || iova + len < iova)
 		return NULL;
-	if (rte_eal_iova_mode() == RTE_IOVA_VA) {
+	if (iova_is_va()) {
 		va = (uintptr_t)iova;
 	} else {
 		/* IOVA as PA: both ends must map, and to one VA-contiguous range. */
