@@ -200,16 +200,27 @@ crc32_pclmul(uint32_t crc, const uint8_t *p, size_t len)
 	return crc32_finish(a0, p + n, len - n);
 }
 
-#ifdef HFI_CRC32_VPCLMUL_AVX2
+#if defined(HFI_CRC32_VPCLMUL_AVX2) || defined(HFI_CRC32_VPCLMUL_AVX512)
+/* A wide fold for 64 bytes and more, down to 128 bits and finished here. */
 __attribute__((target("pclmul,sse4.1")))
-static uint32_t
-crc32_vpclmul_avx2(uint32_t crc, const uint8_t *p, size_t len)
+static inline uint32_t
+crc32_wide(uint32_t crc, const uint8_t *p, size_t len,
+	   __m128i (*fold)(uint32_t crc, const uint8_t *p, size_t len))
 {
 	size_t n = len & ~(size_t)15;
 
 	if (len < 64)
 		return crc32_pclmul(crc, p, len);
-	return crc32_finish(hfi_crc32_fold_avx2(crc, p, len), p + n, len - n);
+	return crc32_finish(fold(crc, p, len), p + n, len - n);
+}
+#endif
+
+#ifdef HFI_CRC32_VPCLMUL_AVX2
+__attribute__((target("pclmul,sse4.1")))
+static uint32_t
+crc32_vpclmul_avx2(uint32_t crc, const uint8_t *p, size_t len)
+{
+	return crc32_wide(crc, p, len, hfi_crc32_fold_avx2);
 }
 #endif
 
@@ -218,11 +229,7 @@ __attribute__((target("pclmul,sse4.1")))
 static uint32_t
 crc32_vpclmul_avx512(uint32_t crc, const uint8_t *p, size_t len)
 {
-	size_t n = len & ~(size_t)15;
-
-	if (len < 64)
-		return crc32_pclmul(crc, p, len);
-	return crc32_finish(hfi_crc32_fold_avx512(crc, p, len), p + n, len - n);
+	return crc32_wide(crc, p, len, hfi_crc32_fold_avx512);
 }
 #endif
 #endif /* __x86_64__ && HFI_CRC32_PCLMUL */
