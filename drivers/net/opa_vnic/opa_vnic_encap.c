@@ -196,20 +196,6 @@ opa_vnic_tx_ctx_build(struct opa_vnic_tx_ctx *ctx, const struct opa_vnic_vport_c
 
 /* ---- MAC table ---- */
 
-static inline uint64_t
-mac_key(const uint8_t mac[6])
-{
-	return (uint64_t)mac[0] << 40 | (uint64_t)mac[1] << 32 | (uint64_t)mac[2] << 24 |
-		(uint64_t)mac[3] << 16 | (uint64_t)mac[4] << 8 | mac[5];
-}
-
-/* Fibonacci hashing: spreads every MAC byte over the 12 index bits. */
-static inline uint32_t
-mac_slot(uint64_t key)
-{
-	return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 52);
-}
-
 int
 opa_vnic_mac_table_build(struct opa_vnic_mac_table *t, const struct opa_vnic_mac_entry *slots,
 			 uint32_t n)
@@ -221,11 +207,11 @@ opa_vnic_mac_table_build(struct opa_vnic_mac_table *t, const struct opa_vnic_mac
 		return -EINVAL;
 	memset(t, 0, sizeof(*t));
 	for (i = 0; i < n; i++) {
-		key = mac_key(slots[i].mac);
+		key = opa_vnic_mac_key(slots[i].mac);
 		if (key == 0 || (slots[i].dlid_sd & OPA_VNIC_MAC_SRC_FLAG))
 			continue;
 		/* At most half full, so an empty slot always ends the probe. */
-		for (s = mac_slot(key); t->key[s] != 0 && t->key[s] != key;
+		for (s = opa_vnic_mac_slot(key); t->key[s] != 0 && t->key[s] != key;
 		     s = (s + 1) & (OPA_VNIC_MAC_HASH_SIZE - 1))
 			;
 		if (t->key[s] == key)
@@ -235,24 +221,6 @@ opa_vnic_mac_table_build(struct opa_vnic_mac_table *t, const struct opa_vnic_mac
 		t->count++;
 	}
 	return (int)t->count;
-}
-
-static inline uint32_t
-mac_lookup(const struct opa_vnic_mac_table *t, const uint8_t mac[6])
-{
-	uint64_t key = mac_key(mac);
-	uint32_t s;
-
-	for (s = mac_slot(key); t->key[s] != 0; s = (s + 1) & (OPA_VNIC_MAC_HASH_SIZE - 1))
-		if (t->key[s] == key)
-			return t->dlid[s];
-	return 0;
-}
-
-uint32_t
-opa_vnic_mac_table_lookup(const struct opa_vnic_mac_table *t, const uint8_t mac[6])
-{
-	return mac_lookup(t, mac);
 }
 
 /* ---- per-packet decision ---- */
@@ -343,7 +311,7 @@ opa_vnic_tx_decide(const struct opa_vnic_tx_ctx *ctx, const struct opa_vnic_mac_
 	entropy = opa_vnic_entropy(flow_hash);
 	mc = frame[0] & 1;
 	if (mac_tbl != NULL && mac_tbl->count != 0)
-		dlid = mac_lookup(mac_tbl, frame);
+		dlid = opa_vnic_mac_table_lookup(mac_tbl, frame);
 	if (dlid == 0) {
 		if (mc)
 			dlid = ctx->mcast_dlid;

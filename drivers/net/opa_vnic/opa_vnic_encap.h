@@ -310,8 +310,33 @@ struct opa_vnic_mac_table {
 int opa_vnic_mac_table_build(struct opa_vnic_mac_table *t,
 			     const struct opa_vnic_mac_entry *slots, uint32_t n);
 
-/* DLID of a destination MAC, 0 on a miss. */
-uint32_t opa_vnic_mac_table_lookup(const struct opa_vnic_mac_table *t, const uint8_t mac[6]);
+static inline uint64_t
+opa_vnic_mac_key(const uint8_t mac[6])
+{
+	return (uint64_t)mac[0] << 40 | (uint64_t)mac[1] << 32 | (uint64_t)mac[2] << 24 |
+		(uint64_t)mac[3] << 16 | (uint64_t)mac[4] << 8 | mac[5];
+}
+
+/* Fibonacci hashing: spreads every MAC byte over the 12 index bits. */
+static inline uint32_t
+opa_vnic_mac_slot(uint64_t key)
+{
+	return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 52);
+}
+
+/* DLID of a destination MAC, 0 on a miss. Inline: the transmit burst looks up every frame. */
+static inline uint32_t
+opa_vnic_mac_table_lookup(const struct opa_vnic_mac_table *t, const uint8_t mac[6])
+{
+	uint64_t key = opa_vnic_mac_key(mac);
+	uint32_t s;
+
+	for (s = opa_vnic_mac_slot(key); t->key[s] != 0;
+	     s = (s + 1) & (OPA_VNIC_MAC_HASH_SIZE - 1))
+		if (t->key[s] == key)
+			return t->dlid[s];
+	return 0;
+}
 
 /* ---- transmit: per-packet decision ---- */
 

@@ -32,6 +32,7 @@
 #include "hfi_icrc.h"
 #include "opa_vnic_ethdev.h"
 #include "opa_vnic_flow.h"
+#include "opa_vnic_tx_fast.h"
 #include "opa_vnic_vec.h"
 
 uint32_t
@@ -639,6 +640,10 @@ tx_accept(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_mbuf
 		st->drop_state++;
 		return false;
 	}
+	if (likely(opa_vnic_tx_decide_fast(&s->tx, s->mac, frame, avail, len,
+					   (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH) ?
+					   &m->hash.rss : NULL, d, &t->vlan)))
+		goto decided;
 	/* Headers split over segments (a short first one): decided on a copy of them. */
 	if (unlikely(avail < OPA_VNIC_TX_PEEK && len > avail)) {
 		avail = RTE_MIN(len, (uint32_t)OPA_VNIC_TX_PEEK);
@@ -657,6 +662,8 @@ tx_accept(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_mbuf
 		}
 		return false;
 	}
+	t->vlan = opa_vnic_is_vlan(frame, avail);
+decided:
 	if (unlikely(m->nb_segs + 3 > SDMA_MAX_DESC_PER_PKT)) {
 		tx_count_unsent(st, len, 0);
 		st->seg++;
@@ -674,7 +681,6 @@ tx_accept(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_mbuf
 	t->m = m;
 	t->slot = slot;
 	t->mcast = opa_vnic_is_mcastbcast(frame, avail);
-	t->vlan = opa_vnic_is_vlan(frame, avail);
 	/* The headroom is ours only in a direct mbuf nobody else references. */
 	if (RTE_MBUF_DIRECT(m) && rte_mbuf_refcnt_read(m) == 1 &&
 	    rte_pktmbuf_headroom(m) >= OPA_VNIC_HDR_ROOM) {
