@@ -213,6 +213,28 @@ crc32_wide(uint32_t crc, const uint8_t *p, size_t len,
 		return crc32_pclmul(crc, p, len);
 	return crc32_finish(fold(crc, p, len), p + n, len - n);
 }
+
+/*
+ * The same while copying: the fold stores what it loads, the last 0-15
+ * bytes are copied, then finished from the copy (the shifted load reads
+ * the 16 bytes before the end, all in dst by then).
+ */
+__attribute__((target("pclmul,sse4.1")))
+static inline uint32_t
+crc32_wide_copy(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len,
+		__m128i (*fold)(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len))
+{
+	size_t n = len & ~(size_t)15;
+	__m128i x;
+
+	if (len < 64) {
+		memcpy(dst, p, len);
+		return crc32_pclmul(crc, dst, len);
+	}
+	x = fold(crc, dst, p, len);
+	memcpy(dst + n, p + n, len - n);
+	return crc32_finish(x, dst + n, len - n);
+}
 #endif
 
 #ifdef HFI_CRC32_VPCLMUL_AVX2
@@ -222,6 +244,13 @@ crc32_vpclmul_avx2(uint32_t crc, const uint8_t *p, size_t len)
 {
 	return crc32_wide(crc, p, len, hfi_crc32_fold_avx2);
 }
+
+__attribute__((target("pclmul,sse4.1")))
+static uint32_t
+crc32_copy_avx2(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
+{
+	return crc32_wide_copy(crc, dst, p, len, hfi_crc32_fold_copy_avx2);
+}
 #endif
 
 #ifdef HFI_CRC32_VPCLMUL_AVX512
@@ -230,6 +259,13 @@ static uint32_t
 crc32_vpclmul_avx512(uint32_t crc, const uint8_t *p, size_t len)
 {
 	return crc32_wide(crc, p, len, hfi_crc32_fold_avx512);
+}
+
+__attribute__((target("pclmul,sse4.1")))
+static uint32_t
+crc32_copy_avx512(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
+{
+	return crc32_wide_copy(crc, dst, p, len, hfi_crc32_fold_copy_avx512);
 }
 #endif
 #endif /* __x86_64__ && HFI_CRC32_PCLMUL */
@@ -242,21 +278,25 @@ enum crc32_level {
 	CRC32_NUM
 };
 
+typedef uint32_t (*crc32_copy_fn)(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len);
+
 struct crc32_impl {
 	const char *name;
 	crc32_fn fn;		/* NULL: not built in */
+	crc32_copy_fn copy;	/* NULL: copy, then fn over the copy */
 	unsigned int bits;	/* SIMD width it uses, for the max-width limit */
 };
 
 static const struct crc32_impl crc32_impls[CRC32_NUM] = {
-	[CRC32_SLICE8] = { "slice-by-8", crc32_slice8, 64 },
+	[CRC32_SLICE8] = { "slice-by-8", crc32_slice8, NULL, 64 },
 #if defined(__x86_64__) && defined(HFI_CRC32_PCLMUL)
-	[CRC32_PCLMUL] = { "pclmul", crc32_pclmul, 128 },
+	[CRC32_PCLMUL] = { "pclmul", crc32_pclmul, NULL, 128 },
 #ifdef HFI_CRC32_VPCLMUL_AVX2
-	[CRC32_VPCLMUL_AVX2] = { "vpclmul-avx2", crc32_vpclmul_avx2, 256 },
+	[CRC32_VPCLMUL_AVX2] = { "vpclmul-avx2", crc32_vpclmul_avx2, crc32_copy_avx2, 256 },
 #endif
 #ifdef HFI_CRC32_VPCLMUL_AVX512
-	[CRC32_VPCLMUL_AVX512] = { "vpclmul-avx512", crc32_vpclmul_avx512, 512 },
+	[CRC32_VPCLMUL_AVX512] = { "vpclmul-avx512", crc32_vpclmul_avx512, crc32_copy_avx512,
+				    512 },
 #endif
 #endif
 };
@@ -347,6 +387,18 @@ uint32_t
 hfi_crc32_update(uint32_t state, const void *buf, size_t len)
 {
 	return __atomic_load_n(&crc32_cur, __ATOMIC_ACQUIRE)->fn(state, buf, len);
+}
+
+uint32_t
+hfi_crc32_copy(uint32_t state, void *dst, const void *src, size_t len)
+{
+	const struct crc32_impl *c = __atomic_load_n(&crc32_cur, __ATOMIC_ACQUIRE);
+
+	if (c->copy != NULL)
+		return c->copy(state, dst, src, len);
+	/* The copy is in L1 right after memcpy: the CRC reads it from there. */
+	memcpy(dst, src, len);
+	return c->fn(state, dst, len);
 }
 
 /* For the unit test: the portable path regardless of the CPU. */

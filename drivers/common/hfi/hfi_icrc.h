@@ -22,6 +22,12 @@
 /* Continue a CRC over more bytes; start from HFI_CRC32_INIT. */
 uint32_t hfi_crc32_update(uint32_t state, const void *buf, size_t len);
 
+/*
+ * Copy len bytes from src to dst (not overlapping) and continue the CRC over
+ * them, reading each byte once where the CPU folds wide lanes.
+ */
+uint32_t hfi_crc32_copy(uint32_t state, void *dst, const void *src, size_t len);
+
 static inline uint32_t
 hfi_crc32_final(uint32_t state)
 {

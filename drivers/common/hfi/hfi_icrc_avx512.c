@@ -31,6 +31,33 @@ load16(const uint8_t *p)
 	return v;
 }
 
+/* A block loaded for the fold, and stored at the same offset of dst when copying. */
+static inline __m512i
+take64(const uint8_t *p, uint8_t *dst, size_t off)
+{
+	__m512i v = load64(p + off);
+
+	if (dst != NULL)
+		memcpy(dst + off, &v, sizeof(v));
+	return v;
+}
+
+static inline __m128i
+take16(const uint8_t *p, uint8_t *dst, size_t off)
+{
+	__m128i v = load16(p + off);
+
+	if (dst != NULL)
+		memcpy(dst + off, &v, sizeof(v));
+	return v;
+}
+
+static inline uint8_t *
+skip(uint8_t *dst, size_t n)
+{
+	return dst != NULL ? dst + n : NULL;
+}
+
 /* Each 128-bit lane: acc.lo * k.lo ^ acc.hi * k.hi ^ data (one three-way XOR) */
 static inline __m512i
 fold512(__m512i acc, __m512i k, __m512i data)
@@ -53,8 +80,13 @@ k4(uint64_t lo, uint64_t hi)
 				(long long)hi, (long long)lo, (long long)hi, (long long)lo);
 }
 
-__m128i
-hfi_crc32_fold_avx512(uint32_t crc, const uint8_t *p, size_t len)
+/*
+ * The fold, copying what it loads into dst as it goes when dst is not NULL:
+ * inlined into both entry points, so the plain fold has no store and the
+ * copy reads each byte once.
+ */
+static inline __attribute__((always_inline)) __m128i
+fold_body(uint32_t crc, const uint8_t *p, size_t len, uint8_t *dst)
 {
 	const __m512i k512 = k4(HFI_CRC32_K512_LO, HFI_CRC32_K512_HI);
 	const __m512i klanes = _mm512_set_epi64(0, 0,
@@ -62,7 +94,8 @@ hfi_crc32_fold_avx512(uint32_t crc, const uint8_t *p, size_t len)
 		(long long)HFI_CRC32_K256_HI, (long long)HFI_CRC32_K256_LO,
 		(long long)HFI_CRC32_K384_HI, (long long)HFI_CRC32_K384_LO);
 	const __m128i k128 = _mm512_castsi512_si128(k4(HFI_CRC32_K128_LO, HFI_CRC32_K128_HI));
-	__m512i a0 = _mm512_xor_si512(load64(p), _mm512_zextsi128_si512(_mm_cvtsi32_si128((int)crc)));
+	__m512i a0 = _mm512_xor_si512(take64(p, dst, 0),
+				      _mm512_zextsi128_si512(_mm_cvtsi32_si128((int)crc)));
 	__m512i t;
 	__m256i y;
 	__m128i x;
@@ -70,18 +103,20 @@ hfi_crc32_fold_avx512(uint32_t crc, const uint8_t *p, size_t len)
 	if (len >= 512) {
 		/* Four independent accumulators hide the multiply's latency. */
 		const __m512i k2048 = k4(HFI_CRC32_K2048_LO, HFI_CRC32_K2048_HI);
-		__m512i a1 = load64(p + 64);
-		__m512i a2 = load64(p + 128);
-		__m512i a3 = load64(p + 192);
+		__m512i a1 = take64(p, dst, 64);
+		__m512i a2 = take64(p, dst, 128);
+		__m512i a3 = take64(p, dst, 192);
 
 		p += 256;
+		dst = skip(dst, 256);
 		len -= 256;
 		while (len >= 256) {
-			a0 = fold512(a0, k2048, load64(p));
-			a1 = fold512(a1, k2048, load64(p + 64));
-			a2 = fold512(a2, k2048, load64(p + 128));
-			a3 = fold512(a3, k2048, load64(p + 192));
+			a0 = fold512(a0, k2048, take64(p, dst, 0));
+			a1 = fold512(a1, k2048, take64(p, dst, 64));
+			a2 = fold512(a2, k2048, take64(p, dst, 128));
+			a3 = fold512(a3, k2048, take64(p, dst, 192));
 			p += 256;
+			dst = skip(dst, 256);
 			len -= 256;
 		}
 		/* Each accumulator moved to the last one's place at once. */
@@ -90,11 +125,13 @@ hfi_crc32_fold_avx512(uint32_t crc, const uint8_t *p, size_t len)
 		a0 = fold512(a2, k512, a1);
 	} else {
 		p += 64;
+		dst = skip(dst, 64);
 		len -= 64;
 	}
 	while (len >= 64) {
-		a0 = fold512(a0, k512, load64(p));
+		a0 = fold512(a0, k512, take64(p, dst, 0));
 		p += 64;
+		dst = skip(dst, 64);
 		len -= 64;
 	}
 	/*
@@ -108,9 +145,22 @@ hfi_crc32_fold_avx512(uint32_t crc, const uint8_t *p, size_t len)
 	y = _mm256_xor_si256(_mm512_castsi512_si256(t), _mm512_extracti64x4_epi64(t, 1));
 	x = _mm_xor_si128(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
 	while (len >= 16) {
-		x = fold128(x, k128, load16(p));
+		x = fold128(x, k128, take16(p, dst, 0));
 		p += 16;
+		dst = skip(dst, 16);
 		len -= 16;
 	}
 	return x;
+}
+
+__m128i
+hfi_crc32_fold_avx512(uint32_t crc, const uint8_t *p, size_t len)
+{
+	return fold_body(crc, p, len, NULL);
+}
+
+__m128i
+hfi_crc32_fold_copy_avx512(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
+{
+	return fold_body(crc, p, len, dst);
 }

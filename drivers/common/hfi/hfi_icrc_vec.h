@@ -46,6 +46,10 @@
  */
 __m128i hfi_crc32_fold_avx2(uint32_t crc, const uint8_t *p, size_t len);
 __m128i hfi_crc32_fold_avx512(uint32_t crc, const uint8_t *p, size_t len);
+
+/* The same folds, storing the bytes they fold (len & ~15 of them) at dst. */
+__m128i hfi_crc32_fold_copy_avx2(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len);
+__m128i hfi_crc32_fold_copy_avx512(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len);
 #endif
 
 #endif /* HFI_ICRC_VEC_H */

@@ -765,7 +765,7 @@ struct rx_pkt {
 /*
  * Bytes [from, to) of a packet given by its fragments (the PBC left out)
  * into dst, or nowhere when dst is NULL; the CRC state goes on over those
- * below crc_end (read from the source).
+ * below crc_end, folded as they are copied (hfi_crc32_copy()).
  */
 static uint32_t
 frags_copy(const struct sw_frags *fr, uint32_t from, uint32_t to, uint8_t *dst, uint32_t crc,
@@ -786,11 +786,15 @@ frags_copy(const struct sw_frags *fr, uint32_t from, uint32_t to, uint8_t *dst, 
 		b = min_u32(to, off + flen);
 		if (a < b) {
 			const uint8_t *src = va + (a - off);
+			uint32_t c = a < crc_end ? min_u32(b, crc_end) : a;
 
-			if (dst != NULL)
-				memcpy(dst + (a - from), src, b - a);
-			if (a < crc_end)
-				crc = hfi_crc32_update(crc, src, min_u32(b, crc_end) - a);
+			/* Copied and folded in one pass: each byte read once. */
+			if (c > a && dst != NULL)
+				crc = hfi_crc32_copy(crc, dst + (a - from), src, c - a);
+			else if (c > a)
+				crc = hfi_crc32_update(crc, src, c - a);
+			if (dst != NULL && b > c)
+				memcpy(dst + (c - from), src + (c - a), b - c);
 		}
 		off += flen;
 	}
@@ -800,9 +804,9 @@ frags_copy(const struct sw_frags *fr, uint32_t from, uint32_t to, uint8_t *dst, 
 /*
  * The one copy of a cut-through packet: the header bytes into the entry
  * (hdr_n of them at ent), the rest from skip on into the eager buffer
- * (egr, or NULL when none); then the ICRC over the bytes just written,
- * while they are in L1 (contiguous there, however short the fragments:
- * CRC-32 folds only from 64 bytes on), inserted or checked there.
+ * (egr, or NULL when none), the ICRC computed as the bytes are copied
+ * (fragment by fragment: CRC-32 folds from 16 bytes on, and a PMD's
+ * frame comes in one or two long fragments), inserted or checked there.
  * Returns RHF_ICRC_ERR or 0.
  */
 static uint64_t
@@ -821,11 +825,8 @@ rx_copy_frags(const struct rx_pkt *p, uint8_t *egr, uint8_t *ent, uint32_t hdr_n
 	} else if (hdr_n > 0) {
 		frags_copy(p->fr, 0, hdr_n, ent, 0, 0);
 	}
-	if (egr != NULL) {
-		frags_copy(p->fr, p->skip, p->len, egr, 0, 0);
-		if (slot > p->skip)
-			crc = hfi_crc32_update(crc, egr, slot - p->skip);
-	}
+	if (egr != NULL)
+		crc = frags_copy(p->fr, p->skip, p->len, egr, crc, slot);
 	crc = hfi_crc32_final(crc);
 	if (p->icrc_insert)
 		icrc = crc;
