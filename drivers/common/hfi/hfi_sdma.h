@@ -424,6 +424,7 @@ hfi_sdma_reap(struct hfi_sdma *e, void **cookies, unsigned int max)
 	struct hfi_sdma_user *u = NULL;
 	unsigned int n, i, spins = 0;
 	uint64_t run = 0;
+	bool one_user;
 
 	c = __atomic_load_n(&e->cons_head, __ATOMIC_ACQUIRE);
 	do {
@@ -449,11 +450,17 @@ hfi_sdma_reap(struct hfi_sdma *e, void **cookies, unsigned int max)
 		__atomic_store_n(&e->seen_head, hw, __ATOMIC_RELAXED);
 		if (hw > pub)
 			hw = pub;
+		/* Cookies and users taken as they are counted: one pass when it is one user. */
+		u = e->pkts[end & e->mask].user;
+		one_user = true;
 		for (n = 0; n < max && end < hw; n++) {
-			uint32_t nd = e->pkts[end & e->mask].ndesc;
+			const struct hfi_sdma_pkt *p = &e->pkts[end & e->mask];
+			uint32_t nd = p->ndesc;
 
 			if (nd == 0 || nd > SDMA_MAX_DESC_PER_PKT || end + nd > hw)
 				break;
+			cookies[n] = p->cookie;
+			one_user &= p->user == u;
 			end += nd;
 		}
 		if (n == 0)
@@ -465,10 +472,14 @@ hfi_sdma_reap(struct hfi_sdma *e, void **cookies, unsigned int max)
 	} while (!__atomic_compare_exchange_n(&e->cons_head, &c, end, true, __ATOMIC_ACQUIRE,
 					      __ATOMIC_ACQUIRE));
 	start = c;
+	if (one_user) {
+		hfi_sdma_user_done(u, n, shared);
+		goto give_back;
+	}
+	u = NULL;
 	for (i = 0; i < n; i++) {
 		const struct hfi_sdma_pkt *p = &e->pkts[c & e->mask];
 
-		cookies[i] = p->cookie;
 		if (p->user != u) {
 			if (run != 0)
 				hfi_sdma_user_done(u, run, shared);
@@ -479,6 +490,7 @@ hfi_sdma_reap(struct hfi_sdma *e, void **cookies, unsigned int max)
 		c += p->ndesc;
 	}
 	hfi_sdma_user_done(u, run, shared);
+give_back:
 	/* Give the descriptors back in claim order: producers may reuse them now. */
 	if (shared)
 		while (__atomic_load_n(&e->head, __ATOMIC_ACQUIRE) != start)
