@@ -303,11 +303,18 @@ timed_tx(uint16_t port, struct rte_mempool *mp, uint32_t len, struct rte_mbuf **
  * OP_VNIC_TX_SHARED: the transmit burst with its SDMA engine in shared mode
  * (one producer here): what the lock-free multi-producer reservation, the
  * in-order publish and the claimed reaping cost against a dedicated engine.
+ * OP_VNIC_TX_FAST_FREE: the transmit burst of a queue set up with
+ * RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE (testpmd asks for it when a port offers
+ * it; net_null does not), which the frames of this benchmark satisfy.
  */
-enum pmd_op { OP_NULL_RX, OP_NULL_TX, OP_VNIC_RX, OP_VNIC_TX, OP_VNIC_TX_SHARED, OP_NUM };
+enum pmd_op {
+	OP_NULL_RX, OP_NULL_TX, OP_VNIC_RX, OP_VNIC_TX, OP_VNIC_TX_SHARED, OP_VNIC_TX_FAST_FREE,
+	OP_NUM
+};
 
 static const char *const op_names[OP_NUM] = {
 	"null_rx_burst", "null_tx_burst", "vnic_rx_burst", "vnic_tx_burst", "vnic_tx_shared_eng",
+	"vnic_tx_fast_free",
 };
 
 /* Cycles of each burst of a run (untrimmed), for op_run. */
@@ -336,6 +343,7 @@ op_run(struct pmd_bench *b, enum pmd_op op, uint64_t bursts, uint64_t *trimmed)
 	uint64_t i, sum = 0, c = 0, med;
 
 	hfi_sdma_set_shared(b->txq->sdma, op == OP_VNIC_TX_SHARED);
+	b->txq->fast_free = op == OP_VNIC_TX_FAST_FREE;
 	for (i = 0; i < bursts; i++) {
 		switch (op) {
 		case OP_NULL_RX:
@@ -350,6 +358,7 @@ op_run(struct pmd_bench *b, enum pmd_op op, uint64_t bursts, uint64_t *trimmed)
 			break;
 		case OP_VNIC_TX:
 		case OP_VNIC_TX_SHARED:
+		case OP_VNIC_TX_FAST_FREE:
 			c = timed_tx(b->vnic, b->tx_mp, b->frame_len, pkts);
 			/* The chip has sent all of it (the next burst reaps). */
 			__atomic_store_n(b->txq->sdma->head_mem,
@@ -363,6 +372,7 @@ op_run(struct pmd_bench *b, enum pmd_op op, uint64_t bursts, uint64_t *trimmed)
 		burst_cyc[i] = c > UINT32_MAX ? UINT32_MAX : (uint32_t)c;
 	}
 	hfi_sdma_set_shared(b->txq->sdma, false);
+	b->txq->fast_free = false;
 	if (c == UINT64_MAX)
 		return UINT64_MAX;
 	for (i = 0; i < bursts; i++)

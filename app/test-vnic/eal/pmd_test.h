@@ -128,6 +128,7 @@ void pt_test_rx_order(void **state);
 void pt_test_tx_ring(void **state);
 void pt_test_rx_errors(void **state);
 void pt_test_tx_paths(void **state);
+void pt_test_tx_fast_free(void **state);
 void pt_test_link_config(void **state);
 void pt_test_probe_errors(void **state);
 void pt_test_hotplug(void **state);

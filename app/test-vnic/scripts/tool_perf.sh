@@ -80,7 +80,7 @@ grep -Eq '^vnic tx: (Scalar|Vector [A-Z0-9.]+) headers, SDMA engine' "$tmp/out3"
 	fail "--pmd: no transmit burst mode"
 grep -Eq '^vnic rx: (Scalar|Vector [A-Z0-9.]+) parse' "$tmp/out3" ||
 	fail "--pmd: no receive burst mode"
-for op in null_rx_burst null_tx_burst vnic_rx_burst vnic_tx_burst vnic_tx_shared_eng; do
+for op in null_rx_burst null_tx_burst vnic_rx_burst vnic_tx_burst vnic_tx_shared_eng vnic_tx_fast_free; do
 	awk -v op="$op" '$1 == op && $2 == 64' "$tmp/out3" | awk '
 		function num(x) { return x ~ /^[0-9]+(\.[0-9]+)?$/ && x + 0 > 0 }
 		{ n++; ok = NF == 8 && num($3) && num($4) && num($5) && $6 ~ /^[0-9]+%$/ }

@@ -187,7 +187,8 @@ opa_vnic_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	info->tx_desc_lim.nb_align = 1;
 	info->tx_desc_lim.nb_seg_max = SDMA_MAX_DESC_PER_PKT - 3;
 	info->tx_desc_lim.nb_mtu_seg_max = SDMA_MAX_DESC_PER_PKT - 3;
-	info->tx_offload_capa = RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	info->tx_offload_capa = RTE_ETH_TX_OFFLOAD_MULTI_SEGS | RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
+	info->tx_queue_offload_capa = RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
 	info->dev_capa = RTE_ETH_DEV_CAPA_RXQ_SHARE;
 	info->speed_capa = RTE_ETH_LINK_SPEED_100G | RTE_ETH_LINK_SPEED_FIXED;
 	info->switch_info.name = OPA_VNIC_DRIVER_NAME;

@@ -277,6 +277,7 @@ struct opa_vnic_txq {
 	uint32_t slot_mask;
 	uint32_t slot_seq;
 	bool icrc_sw;
+	bool fast_free;				/* RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE */
 	uint8_t simd;				/* enum opa_vnic_simd of its headers, set at start */
 	uint16_t qid;
 	struct opa_vnic_txq_stats stats __rte_cache_aligned;

@@ -425,6 +425,9 @@ opa_vnic_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	q->qid = qid;
 	q->nb_desc = nb_desc;
 	q->icrc_sw = vp->icrc == OPA_VNIC_ICRC_SW;
+	/* ethdev passes only the offloads not already enabled for the whole port. */
+	q->fast_free = ((conf != NULL ? conf->offloads : 0) | dev->data->dev_conf.txmode.offloads) &
+		       RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
 	/* One slot per packet the queue may have in flight. */
 	q->slot_mask = slots - 1;
 	pthread_mutex_lock(&hfi->lock);
@@ -487,6 +490,31 @@ opa_vnic_tx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
 }
 
 /*
+ * With RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE the application promises mbufs of
+ * one pool with one reference each: direct single-segment ones go back to
+ * their pool as they are (next and nb_segs already as a free mbuf has
+ * them), without rte_pktmbuf_free_bulk()'s work per mbuf. Attached ones
+ * (this PMD's receive attaches long frames to its eager chunks) must give
+ * their buffer back: checked free. Only on a dedicated engine: a shared
+ * one's reap frees other queues' mbufs too, which made no such promise.
+ */
+static inline void
+tx_free(struct opa_vnic_txq *q, struct rte_mbuf **m, unsigned int n)
+{
+	unsigned int i;
+
+	if (q->fast_free && !hfi_sdma_shared(q->sdma)) {
+		for (i = 0; i < n; i++)
+			if (unlikely(m[i]->nb_segs != 1 || !RTE_MBUF_DIRECT(m[i])))
+				goto checked;
+		rte_mempool_put_bulk(m[0]->pool, (void **)m, n);
+		return;
+	}
+checked:
+	rte_pktmbuf_free_bulk(m, n);
+}
+
+/*
  * Free the mbufs of everything the engine has sent: on a shared engine,
  * whichever queue reaps frees every queue's mbufs and counts them in
  * their owners (hfi_sdma_user).
@@ -500,7 +528,7 @@ tx_reap(struct opa_vnic_txq *q)
 	do {
 		n = hfi_sdma_reap(q->sdma, done, OPA_VNIC_BURST);
 		if (n != 0)
-			rte_pktmbuf_free_bulk((struct rte_mbuf **)done, n);
+			tx_free(q, (struct rte_mbuf **)done, n);
 	} while (n == OPA_VNIC_BURST);
 }
 
@@ -907,6 +935,8 @@ opa_vnic_txq_info_get(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_txq_
 	struct opa_vnic_vport *vp = dev->data->dev_private;
 
 	info->nb_desc = vp->txq[qid]->nb_desc;
+	if (vp->txq[qid]->fast_free)
+		info->conf.offloads |= RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
 }
 
 /* ---- SIMD level ---- */
