@@ -21,15 +21,6 @@ load32(const uint8_t *p)
 	return v;
 }
 
-static inline __m128i
-load16(const uint8_t *p)
-{
-	__m128i v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
 /* A block loaded for the fold, and stored at the same offset of dst when copying. */
 static inline __m256i
 take32(const uint8_t *p, uint8_t *dst, size_t off)
@@ -39,22 +30,6 @@ take32(const uint8_t *p, uint8_t *dst, size_t off)
 	if (dst != NULL)
 		memcpy(dst + off, &v, sizeof(v));
 	return v;
-}
-
-static inline __m128i
-take16(const uint8_t *p, uint8_t *dst, size_t off)
-{
-	__m128i v = load16(p + off);
-
-	if (dst != NULL)
-		memcpy(dst + off, &v, sizeof(v));
-	return v;
-}
-
-static inline uint8_t *
-skip(uint8_t *dst, size_t n)
-{
-	return dst != NULL ? dst + n : NULL;
 }
 
 /* Each 128-bit lane: acc.lo * k.lo ^ acc.hi * k.hi ^ data */
@@ -103,7 +78,7 @@ fold_body(uint32_t crc, const uint8_t *p, size_t len, uint8_t *dst)
 		__m256i a3 = take32(p, dst, 96);
 
 		p += 128;
-		dst = skip(dst, 128);
+		dst = hfi_crc32_skip(dst, 128);
 		len -= 128;
 		while (len >= 128) {
 			a0 = fold256(a0, k1024, take32(p, dst, 0));
@@ -111,7 +86,7 @@ fold_body(uint32_t crc, const uint8_t *p, size_t len, uint8_t *dst)
 			a2 = fold256(a2, k1024, take32(p, dst, 64));
 			a3 = fold256(a3, k1024, take32(p, dst, 96));
 			p += 128;
-			dst = skip(dst, 128);
+			dst = hfi_crc32_skip(dst, 128);
 			len -= 128;
 		}
 		/* Each accumulator moved to the last one's place at once. */
@@ -124,19 +99,19 @@ fold_body(uint32_t crc, const uint8_t *p, size_t len, uint8_t *dst)
 		a0 = fold256(a2, k256, a1);
 	} else {
 		p += 32;
-		dst = skip(dst, 32);
+		dst = hfi_crc32_skip(dst, 32);
 		len -= 32;
 	}
 	while (len >= 32) {
 		a0 = fold256(a0, k256, take32(p, dst, 0));
 		p += 32;
-		dst = skip(dst, 32);
+		dst = hfi_crc32_skip(dst, 32);
 		len -= 32;
 	}
 	/* The low lane holds the earlier bytes: fold it onto the high one. */
 	x = fold128(_mm256_castsi256_si128(a0), k128, _mm256_extracti128_si256(a0, 1));
 	if (len >= 16)
-		x = fold128(x, k128, take16(p, dst, 0));
+		x = fold128(x, k128, hfi_crc32_take16(p, dst, 0));
 	return x;
 }
 

@@ -22,15 +22,6 @@ load64(const uint8_t *p)
 	return v;
 }
 
-static inline __m128i
-load16(const uint8_t *p)
-{
-	__m128i v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
 /* A block loaded for the fold, and stored at the same offset of dst when copying. */
 static inline __m512i
 take64(const uint8_t *p, uint8_t *dst, size_t off)
@@ -40,22 +31,6 @@ take64(const uint8_t *p, uint8_t *dst, size_t off)
 	if (dst != NULL)
 		memcpy(dst + off, &v, sizeof(v));
 	return v;
-}
-
-static inline __m128i
-take16(const uint8_t *p, uint8_t *dst, size_t off)
-{
-	__m128i v = load16(p + off);
-
-	if (dst != NULL)
-		memcpy(dst + off, &v, sizeof(v));
-	return v;
-}
-
-static inline uint8_t *
-skip(uint8_t *dst, size_t n)
-{
-	return dst != NULL ? dst + n : NULL;
 }
 
 /* Each 128-bit lane: acc.lo * k.lo ^ acc.hi * k.hi ^ data (one three-way XOR) */
@@ -108,7 +83,7 @@ fold_body(uint32_t crc, const uint8_t *p, size_t len, uint8_t *dst)
 		__m512i a3 = take64(p, dst, 192);
 
 		p += 256;
-		dst = skip(dst, 256);
+		dst = hfi_crc32_skip(dst, 256);
 		len -= 256;
 		while (len >= 256) {
 			a0 = fold512(a0, k2048, take64(p, dst, 0));
@@ -116,7 +91,7 @@ fold_body(uint32_t crc, const uint8_t *p, size_t len, uint8_t *dst)
 			a2 = fold512(a2, k2048, take64(p, dst, 128));
 			a3 = fold512(a3, k2048, take64(p, dst, 192));
 			p += 256;
-			dst = skip(dst, 256);
+			dst = hfi_crc32_skip(dst, 256);
 			len -= 256;
 		}
 		/* Each accumulator moved to the last one's place at once. */
@@ -125,13 +100,13 @@ fold_body(uint32_t crc, const uint8_t *p, size_t len, uint8_t *dst)
 		a0 = fold512(a2, k512, a1);
 	} else {
 		p += 64;
-		dst = skip(dst, 64);
+		dst = hfi_crc32_skip(dst, 64);
 		len -= 64;
 	}
 	while (len >= 64) {
 		a0 = fold512(a0, k512, take64(p, dst, 0));
 		p += 64;
-		dst = skip(dst, 64);
+		dst = hfi_crc32_skip(dst, 64);
 		len -= 64;
 	}
 	/*
@@ -145,9 +120,9 @@ fold_body(uint32_t crc, const uint8_t *p, size_t len, uint8_t *dst)
 	y = _mm256_xor_si256(_mm512_castsi512_si256(t), _mm512_extracti64x4_epi64(t, 1));
 	x = _mm_xor_si128(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
 	while (len >= 16) {
-		x = fold128(x, k128, take16(p, dst, 0));
+		x = fold128(x, k128, hfi_crc32_take16(p, dst, 0));
 		p += 16;
-		dst = skip(dst, 16);
+		dst = hfi_crc32_skip(dst, 16);
 		len -= 16;
 	}
 	return x;

@@ -38,7 +38,30 @@
 #define HFI_CRC32_K2048_HI	UINT64_C(0x1322d1430)	/* x^2016 */
 
 #if defined(__x86_64__)
+#include <string.h>
+
 #include <immintrin.h>
+
+/*
+ * The folds' loads when they copy too (hfi_crc32_copy()): the block at p +
+ * off, stored at dst + off unless dst is NULL; and dst moved on with p.
+ */
+static inline __m128i
+hfi_crc32_take16(const uint8_t *p, uint8_t *dst, size_t off)
+{
+	__m128i v;
+
+	memcpy(&v, p + off, sizeof(v));
+	if (dst != NULL)
+		memcpy(dst + off, &v, sizeof(v));
+	return v;
+}
+
+static inline uint8_t *
+hfi_crc32_skip(uint8_t *dst, size_t n)
+{
+	return dst != NULL ? dst + n : NULL;
+}
 
 /*
  * Fold the first len & ~15 bytes of p (len >= 64), starting from state crc,

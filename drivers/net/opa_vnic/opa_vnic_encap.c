@@ -291,10 +291,9 @@ opa_vnic_tx_decide(const struct opa_vnic_tx_ctx *ctx, const struct opa_vnic_mac_
 		   struct opa_vnic_tx_decision *d)
 {
 	uint8_t padded[OPA_VNIC_MIN_FRAME_LEN];
-	struct opa_vnic_layout l;
-	uint32_t n, dlid = 0;
-	unsigned int mc, idx;
+	unsigned int idx;
 	uint8_t entropy;
+	uint32_t n;
 
 	if (frame_len > ctx->max_frame_len)
 		return tx_size_error(frame_len);
@@ -309,30 +308,8 @@ opa_vnic_tx_decide(const struct opa_vnic_tx_ctx *ctx, const struct opa_vnic_mac_
 	}
 
 	entropy = opa_vnic_entropy(flow_hash);
-	mc = frame[0] & 1;
-	if (mac_tbl != NULL && mac_tbl->count != 0)
-		dlid = opa_vnic_mac_table_lookup(mac_tbl, frame);
-	if (dlid == 0) {
-		if (mc)
-			dlid = ctx->mcast_dlid;
-		else if (frame[0] & 2)
-			dlid = (uint32_t)frame[5] << 16 | (uint32_t)frame[4] << 8 | frame[3];
-		else
-			dlid = ctx->flow_dlid[opa_vnic_flow_id(entropy)];
-		if (dlid == 0)
-			return OPA_VNIC_ERR_DLID_ZERO;
-	}
-
 	idx = is_tag_tpid(get_be16(frame + ETHER_TYPE_OFF)) ?
 		(unsigned int)(frame[ETHER_TYPE_OFF + 2] >> 5) : OPA_VNIC_TX_UNTAGGED;
-
-	opa_vnic_layout_fit(frame_len, &l);	/* max_frame_len is within the limits */
-	d->dlid = dlid;
-	d->pkt_len = l.pkt_len;
-	d->sc = ctx->sc[mc][idx];
-	d->vl = ctx->vl[mc][idx];
-	d->rc = ctx->rc[rc_class(frame, n)];
-	d->entropy = entropy;
-	d->pad = l.pad;
-	return OPA_VNIC_OK;
+	return opa_vnic_tx_finish(ctx, mac_tbl, frame, frame_len, idx, rc_class(frame, n), entropy,
+				  d);
 }

@@ -367,6 +367,45 @@ opa_vnic_flow_id(uint8_t entropy)
 }
 
 /*
+ * The end of a transmit decision, once the frame's classes are known (mc
+ * from frame[0], idx the PCP or OPA_VNIC_TX_UNTAGGED, cls the RC class):
+ * DLID (MAC table, multicast, locally administered MAC, default port), SC,
+ * VL, RC, LEN and pad. Shared by opa_vnic_tx_decide() and the burst's one
+ * walk (opa_vnic_tx_fast.h).
+ */
+static inline enum opa_vnic_err
+opa_vnic_tx_finish(const struct opa_vnic_tx_ctx *ctx, const struct opa_vnic_mac_table *mac_tbl,
+		   const uint8_t *frame, uint32_t frame_len, unsigned int idx,
+		   enum opa_vnic_rc_class cls, uint8_t entropy, struct opa_vnic_tx_decision *d)
+{
+	unsigned int mc = frame[0] & 1;
+	struct opa_vnic_layout l;
+	uint32_t dlid = 0;
+
+	if (mac_tbl != NULL && mac_tbl->count != 0)
+		dlid = opa_vnic_mac_table_lookup(mac_tbl, frame);
+	if (dlid == 0) {
+		if (mc)
+			dlid = ctx->mcast_dlid;
+		else if (frame[0] & 2)
+			dlid = (uint32_t)frame[5] << 16 | (uint32_t)frame[4] << 8 | frame[3];
+		else
+			dlid = ctx->flow_dlid[opa_vnic_flow_id(entropy)];
+		if (dlid == 0)
+			return OPA_VNIC_ERR_DLID_ZERO;
+	}
+	opa_vnic_layout_fit(frame_len, &l);	/* max_frame_len is within the limits */
+	d->dlid = dlid;
+	d->pkt_len = l.pkt_len;
+	d->sc = ctx->sc[mc][idx];
+	d->vl = ctx->vl[mc][idx];
+	d->rc = ctx->rc[cls];
+	d->entropy = entropy;
+	d->pad = l.pad;
+	return OPA_VNIC_OK;
+}
+
+/*
  * Decide how one frame is sent: DLID, SC, VL, RC, entropy, pad and length.
  * frame points to the first avail bytes of a frame of frame_len bytes (the
  * headers; avail may be less than frame_len for segmented frames); nothing

@@ -43,10 +43,9 @@ opa_vnic_tx_decide_fast(const struct opa_vnic_tx_ctx *ctx,
 			uint32_t avail, uint32_t frame_len, const uint32_t *rss,
 			struct opa_vnic_tx_decision *d, bool *vlan)
 {
-	uint32_t off = 12, l4 = 0, dlid = 0, hash;
+	uint32_t off = 12, l4 = 0, hash;
 	enum opa_vnic_rc_class cls = OPA_VNIC_RC_DEFAULT;
-	struct opa_vnic_layout l;
-	unsigned int mc, idx;
+	unsigned int idx;
 	uint16_t type;
 	uint8_t proto = 0, entropy;
 	uint64_t h = 0;
@@ -101,28 +100,8 @@ opa_vnic_tx_decide_fast(const struct opa_vnic_tx_ctx *ctx,
 		hash = *rss;
 	}
 	entropy = opa_vnic_entropy(hash);
-	mc = f[0] & 1;
-	if (mac_tbl != NULL && mac_tbl->count != 0)
-		dlid = opa_vnic_mac_table_lookup(mac_tbl, f);
-	if (dlid == 0) {
-		if (mc)
-			dlid = ctx->mcast_dlid;
-		else if (f[0] & 2)
-			dlid = (uint32_t)f[5] << 16 | (uint32_t)f[4] << 8 | f[3];
-		else
-			dlid = ctx->flow_dlid[opa_vnic_flow_id(entropy)];
-		if (dlid == 0)
-			return false;
-	}
-	opa_vnic_layout_fit(frame_len, &l);
-	d->dlid = dlid;
-	d->pkt_len = l.pkt_len;
-	d->sc = ctx->sc[mc][idx];
-	d->vl = ctx->vl[mc][idx];
-	d->rc = ctx->rc[cls];
-	d->entropy = entropy;
-	d->pad = l.pad;
-	return true;
+	return opa_vnic_tx_finish(ctx, mac_tbl, f, frame_len, idx, cls, entropy, d) ==
+	       OPA_VNIC_OK;
 }
 
 #endif /* OPA_VNIC_TX_FAST_H */
