@@ -123,6 +123,35 @@ struct sw_ctxt {
 	uint32_t egr_used;			/* its bytes taken, in 64-byte blocks */
 };
 
+/*
+ * The RSM rules as the receive path applies them (hfi_sw.c, rsm_compile()):
+ * the rules RCV_RSM_CFG enables for 16B packets, in rule order, with their
+ * RCV_RSM_SELECT and RCV_RSM_MATCH fields unpacked, and the map table as
+ * bytes. Rebuilt under the port's drain lock by every write to an RSM CSR,
+ * and read under it (rx_drain() and cut-through hold it): a packet sees the
+ * rules of before or after a write, and a write counts for the next packet.
+ */
+struct sw_rsm_get {
+	uint16_t byte;		/* the first of the two bytes read */
+	uint8_t shift;		/* bits into them */
+	uint16_t mask;		/* of the field's width; 0: width 0, reads nothing */
+};
+
+struct sw_rsm_rule {
+	struct sw_rsm_get get[4];	/* field 1, field 2, index 1, index 2 */
+	uint8_t mask1;
+	uint8_t value1;
+	uint8_t mask2;
+	uint8_t value2;
+	uint8_t map_offset;
+};
+
+struct sw_rsm {
+	unsigned int n;			/* rules in rule[] */
+	struct sw_rsm_rule rule[HFI_RSM_RULES];
+	uint8_t map[HFI_RSM_MAP_ENTRIES];
+};
+
 /* CSR blocks, for the CsrRead/WriteBadAddr error bits. */
 enum sw_unit {
 	UNIT_CCE,
@@ -151,6 +180,7 @@ struct hfi_sw {
 	_Atomic uint64_t rsm_select[HFI_RSM_RULES];
 	_Atomic uint64_t rsm_match[HFI_RSM_RULES];
 	_Atomic uint64_t rsm_map[SW_RSM_MAP_CSRS];
+	struct sw_rsm rsm;			/* the above compiled (drain lock) */
 	_Atomic uint64_t rcv_vl15;		/* context of SC15 packets */
 	_Atomic uint64_t qp_map[SW_QP_MAP_CSRS];	/* context of other 9B packets */
 	_Atomic uint64_t err_status[SW_UNITS];	/* CCE/RCV/SEND_ERR_STATUS */
