@@ -47,6 +47,18 @@ hfi_sw_is(const struct hfi_dev *dev)
 	return dev->ops == &sw_ops;
 }
 
+void *
+sw_dma_va_slow(struct hfi_sw *sw, struct hfi_dma_window *w, uint64_t iova, size_t len)
+{
+	const struct hfi_mem_ops *m = &sw->dev->mem;
+	void *va = m->iova_to_va(m->arg, iova, len);
+
+	/* A window only around what the lookup itself accepted. */
+	if (va == NULL || m->dma_window == NULL || !m->dma_window(m->arg, iova, len, w))
+		w->len = 0;
+	return va;
+}
+
 /* ======================= SDMA engines ======================= */
 
 static void
@@ -196,7 +208,7 @@ sdma_walk(struct hfi_sw *sw, struct sw_sdma *e, struct sw_frags *fr)
 			sdma_halt(e, SDMA_ERR_TOO_LONG);
 			return -1;
 		}
-		src = dma_va(sw, qw0 & SDMA_DESC0_PHY_ADDR_MASK, len);
+		src = dma_va_win(sw, &e->win, qw0 & SDMA_DESC0_PHY_ADDR_MASK, len);
 		if (src == NULL) {
 			sdma_halt(e, SDMA_ERR_MEM_READ);
 			return -1;
@@ -797,7 +809,7 @@ egr_place(struct hfi_sw *sw, struct sw_ctxt *cx, uint64_t ctrl, uint32_t len,
 	entry = __atomic_load_n(&sw->rcvarray[cx->egr_base + pl->idx], __ATOMIC_ACQUIRE);
 	if (!egr_entry_iova(entry, code, &iova))
 		return ctxt_fail(sw, cx, RCV_CTXT_STATUS_SW_EGR_ENTRY_ERR, HFI_DROP_BAD_EGR_ENTRY);
-	pl->buf = dma_va(sw, iova + (uint64_t)pl->blk * HFI_RCV_BUF_BLOCK, len);
+	pl->buf = dma_va_win(sw, &cx->egr_win, iova + (uint64_t)pl->blk * HFI_RCV_BUF_BLOCK, len);
 	if (pl->buf == NULL)
 		return ctxt_fail(sw, cx, RCV_CTXT_STATUS_SW_DMA_ERR, HFI_DROP_DMA_ERROR);
 	return DELIVERED;
@@ -944,7 +956,8 @@ rx_place(struct hfi_sw *sw, unsigned int ctxt, const struct rx_pkt *p)
 	} else {
 		pl.idx = cx->egr_idx;
 	}
-	ent = dma_va(sw, cx->hdrq_iova + (uint64_t)cx->tail * cx->entsize, cx->entsize);
+	ent = dma_va_win(sw, &cx->hdrq_win, cx->hdrq_iova + (uint64_t)cx->tail * cx->entsize,
+			 cx->entsize);
 	if (ent == NULL)
 		return ctxt_fail(sw, cx, RCV_CTXT_STATUS_SW_DMA_ERR, HFI_DROP_DMA_ERROR);
 
@@ -1343,7 +1356,8 @@ ctxt_enable(struct hfi_sw *sw, struct sw_ctxt *cx)
 
 	if (ent == 0 || cnt == 0)
 		return RCV_CTXT_STATUS_SW_CONFIG_ERR;
-	if (dma_va(sw, hdr_addr, (size_t)cnt * ent) == NULL)
+	/* The window the entries are then checked against, if the memory hooks give one. */
+	if (dma_va_win(sw, &cx->hdrq_win, hdr_addr, (size_t)cnt * ent) == NULL)
 		return RCV_CTXT_STATUS_SW_DMA_ERR;
 	cx->hdrq_iova = hdr_addr;
 	cx->cnt = cnt;

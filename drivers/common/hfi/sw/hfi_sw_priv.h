@@ -86,6 +86,7 @@ struct sw_sdma {
 	uint64_t consumed;			/* generation counter, in descriptors */
 	const struct hfi_sdma_desc *ring;
 	uint64_t *head_wb;
+	struct hfi_dma_window win;		/* of the last fragment */
 	/* the packet being sent */
 	bool pending;
 	bool pend_h2h;
@@ -121,6 +122,8 @@ struct sw_ctxt {
 	uint32_t egr_cnt;
 	uint32_t egr_idx;			/* the eager buffer being filled */
 	uint32_t egr_used;			/* its bytes taken, in 64-byte blocks */
+	struct hfi_dma_window hdrq_win;		/* set up when enabled */
+	struct hfi_dma_window egr_win;		/* of the last eager buffer */
 };
 
 /*
@@ -253,6 +256,26 @@ dma_va(struct hfi_sw *sw, uint64_t iova, size_t len)
 	const struct hfi_mem_ops *m = &sw->dev->mem;
 
 	return m->iova_to_va(m->arg, iova, len);
+}
+
+/* dma_va_win() when the window does not hold the range: the full lookup, a new window. */
+void *sw_dma_va_slow(struct hfi_sw *sw, struct hfi_dma_window *w, uint64_t iova, size_t len);
+
+/*
+ * dma_va() for an address near the last one resolved through w (each
+ * window has the owner of its ring or context as its only user): an
+ * inline compare while the memory map has not changed, the full lookup
+ * otherwise. Refuses exactly what dma_va() refuses.
+ */
+static inline void *
+dma_va_win(struct hfi_sw *sw, struct hfi_dma_window *w, uint64_t iova, size_t len)
+{
+	uint64_t off = iova - w->iova;
+
+	if (off < w->len && len != 0 && len <= w->len - off &&
+	    atomic_load_explicit(w->gen_p, memory_order_acquire) == w->gen)
+		return (void *)(w->va + (uintptr_t)off);
+	return sw_dma_va_slow(sw, w, iova, len);
 }
 
 static inline uint32_t
