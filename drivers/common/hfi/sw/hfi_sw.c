@@ -1280,7 +1280,7 @@ sdma_cut(struct hfi_sw *sw, struct sw_sdma *e, const struct sw_frags *fr)
 {
 	const uint8_t *f0 = fr->f[0].va, *pkt = f0 + PBC_SIZE;
 	struct hfi_fabric *fab = sw->fab;
-	uint32_t len, dlid;
+	uint32_t len, dlid, avail;
 	uint64_t pbc, targets, rcv_ctrl, ctrl;
 	struct rx_cut cut = { .fr = fr };
 	struct fab_port *dst;
@@ -1325,7 +1325,16 @@ sdma_cut(struct hfi_sw *sw, struct sw_sdma *e, const struct sw_frags *fr)
 	 * Its CTXT_CTRL cannot change while the drain lock is held.
 	 */
 	rcv_ctrl = atomic_load_explicit(&rx->rcv_ctrl, memory_order_relaxed);
-	cut.ctxt = rsm_select(rx, pkt, len, fr->f[0].len - PBC_SIZE, rcv_ctrl, &beyond);
+	/*
+	 * The egress writes the ICRC slot (inserted, or corrupted) before the
+	 * receiver's RSM reads it; here the slot still holds the sender's
+	 * bytes, so a rule that reads from it on sends the packet the old way.
+	 */
+	avail = fr->f[0].len - PBC_SIZE;
+	if ((pbc & (PBC_INSERT_BYPASS_ICRC | PBC_TEST_BAD_ICRC)) ||
+	    atomic_load_explicit(&sw->fault_icrc, memory_order_relaxed) != 0)
+		avail = min_u32(avail, (uint32_t)hfi_icrc_offset(len));
+	cut.ctxt = rsm_select(rx, pkt, len, avail, rcv_ctrl, &beyond);
 	ctrl = cut.ctxt < rx->nctxt ? atomic_load_explicit(
 			&rx->ctxt[cut.ctxt].csr[RCV_CTXT_CTRL / 8], memory_order_relaxed) : 0;
 	if (beyond || (ctrl & (RCV_CTXT_CTRL_DONT_DROP_EGR_FULL |
