@@ -67,6 +67,7 @@ test_iova_to_va(void **state)
 	const struct hfi_mem_ops *m = &hfi_eal_mem_ops;
 	const struct rte_memseg_list *msl;
 	uint8_t *p, *heap = malloc(4096), on_stack[64];
+	struct hfi_dma_window w, w2;
 	uint64_t iova, end;
 
 	(void)state;
@@ -77,14 +78,26 @@ test_iova_to_va(void **state)
 	assert_null(m->iova_to_va(m->arg, iova, 0));
 	assert_null(m->iova_to_va(m->arg, 0, 8));
 	assert_null(m->iova_to_va(m->arg, UINT64_MAX - 4, 8));
+	/* The window around p: its memseg list, while the table stays as read. */
+	msl = rte_mem_virt2memseg_list(p);
+	assert_non_null(msl);
+	end = (uint64_t)(uintptr_t)msl->base_va + msl->len;
+	assert_non_null(m->dma_window);
+	assert_true(m->dma_window(m->arg, iova + 100, 50, &w));
+	assert_int_equal(w.iova, (uint64_t)(uintptr_t)msl->base_va);
+	assert_int_equal(w.iova + w.len, end);
+	assert_ptr_equal((uint8_t *)w.va + (iova - w.iova), p);
+	assert_int_equal(atomic_load(w.gen_p), w.gen);
+	assert_false(m->dma_window(m->arg, iova, 0, &w2));
+	assert_false(m->dma_window(m->arg, end - 8, 16, &w2));
 	/* Process memory that is not DPDK's: what an IOMMU would refuse. */
 	assert_non_null(heap);
 	assert_null(m->iova_to_va(m->arg, (uint64_t)(uintptr_t)heap, 16));
 	assert_null(m->iova_to_va(m->arg, (uint64_t)(uintptr_t)on_stack, 16));
+	assert_false(m->dma_window(m->arg, (uint64_t)(uintptr_t)heap, 16, &w2));
+	/* Those misses read the memseg lists again: windows taken before are over. */
+	assert_int_not_equal(atomic_load(w.gen_p), w.gen);
 	/* Up to the end of p's memseg list, not across it. */
-	msl = rte_mem_virt2memseg_list(p);
-	assert_non_null(msl);
-	end = (uint64_t)(uintptr_t)msl->base_va + msl->len;
 	assert_non_null(m->iova_to_va(m->arg, end - 16, 16));
 	assert_null(m->iova_to_va(m->arg, end - 8, 16));
 	m->free(m->arg, p);

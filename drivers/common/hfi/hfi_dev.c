@@ -63,6 +63,8 @@ static pthread_rwlock_t dma_lock = PTHREAD_RWLOCK_INITIALIZER;
 static struct dma_range *dma_ranges;
 static size_t dma_nranges;
 static size_t dma_cap;
+/* Changes when a range goes: the windows handed out (default_dma_window()) end. */
+static _Atomic uint32_t dma_gen;
 
 /* Index of the first range whose end is above va (dma_nranges if none); under dma_lock. */
 static size_t
@@ -133,6 +135,7 @@ hfi_dma_unregister(void *va)
 		memmove(&dma_ranges[i], &dma_ranges[i + 1],
 			(dma_nranges - i - 1) * sizeof(*dma_ranges));
 		dma_nranges--;
+		atomic_fetch_add_explicit(&dma_gen, 1, memory_order_release);
 	}
 	pthread_rwlock_unlock(&dma_lock);
 	return rc;
@@ -184,10 +187,36 @@ default_iova_to_va(void *arg, uint64_t iova, size_t len)
 	return va;
 }
 
+/* The registered range that holds [iova, iova + len), as a window. */
+static bool
+default_dma_window(void *arg, uint64_t iova, size_t len, struct hfi_dma_window *w)
+{
+	uintptr_t start = (uintptr_t)iova;
+	bool ok = false;
+	size_t i;
+
+	(void)arg;
+	if (len == 0 || start + len < start)
+		return false;
+	pthread_rwlock_rdlock(&dma_lock);
+	i = dma_find(start);
+	if (i < dma_nranges && dma_ranges[i].start <= start && start + len <= dma_ranges[i].end) {
+		w->iova = dma_ranges[i].start;
+		w->len = dma_ranges[i].end - dma_ranges[i].start;
+		w->va = dma_ranges[i].start;
+		w->gen_p = &dma_gen;
+		w->gen = atomic_load_explicit(&dma_gen, memory_order_relaxed);
+		ok = true;
+	}
+	pthread_rwlock_unlock(&dma_lock);
+	return ok;
+}
+
 const struct hfi_mem_ops hfi_default_mem_ops = {
 	.alloc = default_alloc,
 	.free = default_free,
 	.iova_to_va = default_iova_to_va,
+	.dma_window = default_dma_window,
 };
 
 void *
@@ -534,6 +563,9 @@ hfi_dev_open(const char *name, const struct hfi_dev_params *params, struct hfi_d
 	dev->bypass_egr = params->bypass_egr;
 	dev->hdrq_hdr_dw = params->hdrq_hdr_dw;
 	dev->mem = params->mem != NULL ? *params->mem : hfi_default_mem_ops;
+	/* The default window speaks for the default lookup only (hooks copied, one replaced). */
+	if (dev->mem.dma_window == default_dma_window && dev->mem.iova_to_va != default_iova_to_va)
+		dev->mem.dma_window = NULL;
 	if (dev->mem.alloc == NULL || dev->mem.free == NULL || dev->mem.iova_to_va == NULL) {
 		rc = hfi_set_error(-EINVAL, "%s: the memory hooks need alloc, free and "
 				   "iova_to_va", name);

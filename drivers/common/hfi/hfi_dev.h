@@ -14,6 +14,7 @@
  * hfi_last_error() describes what was wrong (thread-local).
  */
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -67,6 +68,22 @@ enum hfi_bypass_egr {
  * without EAL need; a DPDK user installs the rte_malloc based set
  * (hfi_eal.h), for which DPDK's memory is the registered memory.
  */
+/*
+ * A range of IOVAs that iova_to_va() maps linearly and accepts in any part
+ * for as long as the memory map keeps its generation: *gen_p reads gen
+ * (an acquire load). The software device checks an address against the
+ * window it last used (an inline compare), and asks iova_to_va() only when
+ * the address is outside or the map changed; so it still refuses exactly
+ * what iova_to_va() refuses. len 0: no window.
+ */
+struct hfi_dma_window {
+	uint64_t iova;
+	uint64_t len;
+	uintptr_t va;			/* the VA of iova */
+	const _Atomic uint32_t *gen_p;
+	uint32_t gen;
+};
+
 struct hfi_mem_ops {
 	/* Zeroed memory of size bytes aligned to align; *iova receives its IOVA. */
 	void *(*alloc)(void *arg, size_t size, size_t align, uint64_t *iova);
@@ -74,6 +91,11 @@ struct hfi_mem_ops {
 	/* VA of [iova, iova + len), or NULL when it is not mapped. */
 	void *(*iova_to_va)(void *arg, uint64_t iova, size_t len);
 	void *arg;
+	/*
+	 * Optional: the window (above) around [iova, iova + len), which
+	 * iova_to_va() accepts; false when there is none to give.
+	 */
+	bool (*dma_window)(void *arg, uint64_t iova, size_t len, struct hfi_dma_window *w);
 };
 
 extern const struct hfi_mem_ops hfi_default_mem_ops;

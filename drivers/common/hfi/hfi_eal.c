@@ -156,8 +156,47 @@ eal_iova_to_va(void *arg, uint64_t iova, size_t len)
 	return in_dpdk_memory(va, len) ? (void *)va : NULL;
 }
 
+/*
+ * The memseg list that holds [iova, iova + len) as a window, valid until
+ * the table changes (its sequence number is the generation): any part of
+ * it passes msl_cache_covers() until then. IOVA as VA only: as PA, each
+ * address goes through rte_mem_iova2virt() as before.
+ */
+static bool
+eal_dma_window(void *arg, uint64_t iova, size_t len, struct hfi_dma_window *w)
+{
+	uintptr_t va = (uintptr_t)iova, start = 0, end = 0;
+	uint32_t seq, n, i;
+	bool hit;
+
+	(void)arg;
+	if (!iova_is_va() || iova == 0 || iova == RTE_BAD_IOVA || len == 0 || iova + len < iova)
+		return false;
+	do {
+		seq = atomic_load_explicit(&msl_cache.seq, memory_order_acquire);
+		n = atomic_load_explicit(&msl_cache.n, memory_order_relaxed);
+		hit = false;
+		for (i = 0; i < n && i < RTE_MAX_MEMSEG_LISTS && !hit; i++) {
+			start = atomic_load_explicit(&msl_cache.start[i], memory_order_relaxed);
+			end = atomic_load_explicit(&msl_cache.end[i], memory_order_relaxed);
+			hit = va >= start && va + len <= end;
+		}
+		atomic_thread_fence(memory_order_acquire);
+	} while ((seq & 1) != 0 ||
+		 seq != atomic_load_explicit(&msl_cache.seq, memory_order_relaxed));
+	if (!hit)
+		return false;
+	w->iova = start;
+	w->len = end - start;
+	w->va = start;
+	w->gen_p = &msl_cache.seq;
+	w->gen = seq;
+	return true;
+}
+
 const struct hfi_mem_ops hfi_eal_mem_ops = {
 	.alloc = eal_alloc,
 	.free = eal_free,
 	.iova_to_va = eal_iova_to_va,
+	.dma_window = eal_dma_window,
 };

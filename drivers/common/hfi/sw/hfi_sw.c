@@ -47,6 +47,18 @@ hfi_sw_is(const struct hfi_dev *dev)
 	return dev->ops == &sw_ops;
 }
 
+void *
+sw_dma_va_slow(struct hfi_sw *sw, struct hfi_dma_window *w, uint64_t iova, size_t len)
+{
+	const struct hfi_mem_ops *m = &sw->dev->mem;
+	void *va = m->iova_to_va(m->arg, iova, len);
+
+	/* A window only around what the lookup itself accepted. */
+	if (va == NULL || m->dma_window == NULL || !m->dma_window(m->arg, iova, len, w))
+		w->len = 0;
+	return va;
+}
+
 /* ======================= SDMA engines ======================= */
 
 static void
@@ -196,7 +208,7 @@ sdma_walk(struct hfi_sw *sw, struct sw_sdma *e, struct sw_frags *fr)
 			sdma_halt(e, SDMA_ERR_TOO_LONG);
 			return -1;
 		}
-		src = dma_va(sw, qw0 & SDMA_DESC0_PHY_ADDR_MASK, len);
+		src = dma_va_win(sw, &e->win, qw0 & SDMA_DESC0_PHY_ADDR_MASK, len);
 		if (src == NULL) {
 			sdma_halt(e, SDMA_ERR_MEM_READ);
 			return -1;
@@ -590,67 +602,126 @@ ctxt_fail(struct hfi_sw *sw, struct sw_ctxt *cx, uint64_t status, enum hfi_drop_
 }
 
 /*
- * hfi_rsm_extract() when only the first avail bytes of the packet are at
- * pkt (a cut-through packet's first fragment): *beyond when it needs more.
+ * hfi_rsm_extract() of a compiled field when only the first avail bytes
+ * (avail <= len) of the packet are at pkt (a cut-through packet's first
+ * fragment): *beyond when it needs more.
  */
-static unsigned int
-rsm_get(const uint8_t *pkt, uint32_t len, uint32_t avail, uint32_t off, unsigned int width,
+static inline unsigned int
+rsm_get(const uint8_t *pkt, uint32_t len, uint32_t avail, const struct sw_rsm_get *g,
 	bool *beyond)
 {
-	if (width != 0 && min_u32(len, (off >> 3) + 2) > avail) {
-		*beyond = true;
-		return 0;
+	uint32_t byte = g->byte;
+	unsigned int v;
+
+	if (byte + 2 <= avail) {
+		v = pkt[byte] | (unsigned int)pkt[byte + 1] << 8;
+	} else {
+		if (g->mask == 0)
+			return 0;
+		if (min_u32(len, byte + 2) > avail) {
+			*beyond = true;
+			return 0;
+		}
+		/* Past the end of the packet reads 0. */
+		v = byte < len ? pkt[byte] : 0;
+		if (byte + 1 < len)
+			v |= (unsigned int)pkt[byte + 1] << 8;
 	}
-	return hfi_rsm_extract(pkt, len, off, width);
+	return (v >> g->shift) & g->mask;
 }
 
 /*
  * The context of a 16B packet: the first RSM rule that matches, else
- * RCV_BYPASS's. Reads only CSRs. *beyond: a rule looked past avail bytes
- * (the choice is then not made).
+ * RCV_BYPASS's. Reads only CSRs (compiled: sw->rsm, drain lock held).
+ * *beyond: a rule looked past avail bytes (the choice is then not made).
  */
 static unsigned int
 rsm_select(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, uint32_t avail,
 	   uint64_t rcv_ctrl, bool *beyond)
 {
+	const struct sw_rsm *rs = &sw->rsm;
 	unsigned int r;
 
 	if (rcv_ctrl & RCV_CTRL_RCV_RSM_ENABLE) {
-		for (r = 0; r < HFI_RSM_RULES; r++) {
-			uint64_t cfg = atomic_load_explicit(&sw->rsm_cfg[r], memory_order_relaxed);
-			uint64_t sel, match;
-			unsigned int i1, i2, idx;
+		for (r = 0; r < rs->n; r++) {
+			const struct sw_rsm_rule *ru = &rs->rule[r];
+			unsigned int i1, i2;
 
-			if (!(cfg & HFI_BIT(r)) ||
-			    ((cfg >> RCV_RSM_CFG_PACKET_TYPE_SHIFT) & 7) != RHF_RCV_TYPE_BYPASS)
+			if ((rsm_get(pkt, len, avail, &ru->get[0], beyond) & ru->mask1) !=
+			    ru->value1)
 				continue;
-			sel = atomic_load_explicit(&sw->rsm_select[r], memory_order_relaxed);
-			match = atomic_load_explicit(&sw->rsm_match[r], memory_order_relaxed);
-			if ((rsm_get(pkt, len, avail, (uint32_t)(sel & 0xffff), 8, beyond) &
-			     ((match >> RCV_RSM_MATCH_MASK1_SHIFT) & 0xff)) !=
-			    ((match >> RCV_RSM_MATCH_VALUE1_SHIFT) & 0xff))
+			if ((rsm_get(pkt, len, avail, &ru->get[1], beyond) & ru->mask2) !=
+			    ru->value2)
 				continue;
-			if ((rsm_get(pkt, len, avail, (uint32_t)((sel >> 16) & 0xffff), 8,
-				     beyond) &
-			     ((match >> RCV_RSM_MATCH_MASK2_SHIFT) & 0xff)) !=
-			    ((match >> RCV_RSM_MATCH_VALUE2_SHIFT) & 0xff))
-				continue;
-			i1 = rsm_get(pkt, len, avail,
-				(uint32_t)((sel >> RCV_RSM_SELECT_INDEX1_OFFSET_SHIFT) &
-					   RCV_RSM_SELECT_OFFSET_MASK),
-				(unsigned int)((sel >> RCV_RSM_SELECT_INDEX1_WIDTH_SHIFT) &
-					       RCV_RSM_SELECT_WIDTH_MASK), beyond);
-			i2 = rsm_get(pkt, len, avail,
-				(uint32_t)((sel >> RCV_RSM_SELECT_INDEX2_OFFSET_SHIFT) &
-					   RCV_RSM_SELECT_OFFSET_MASK),
-				(unsigned int)((sel >> RCV_RSM_SELECT_INDEX2_WIDTH_SHIFT) &
-					       RCV_RSM_SELECT_WIDTH_MASK), beyond);
-			idx = ((unsigned int)(cfg >> RCV_RSM_CFG_OFFSET_SHIFT) + (i1 ^ i2)) & 0xff;
-			return (unsigned int)(atomic_load_explicit(&sw->rsm_map[idx / 8],
-						memory_order_relaxed) >> (8 * (idx % 8))) & 0xff;
+			i1 = rsm_get(pkt, len, avail, &ru->get[2], beyond);
+			i2 = rsm_get(pkt, len, avail, &ru->get[3], beyond);
+			return rs->map[(ru->map_offset + (i1 ^ i2)) & 0xff];
 		}
 	}
 	return (unsigned int)(atomic_load(&sw->rcv_bypass) & RCV_BYPASS_CONTEXT_MASK);
+}
+
+static void
+rsm_get_compile(struct sw_rsm_get *g, uint32_t off, unsigned int width)
+{
+	g->byte = (uint16_t)(off >> 3);
+	g->shift = (uint8_t)(off & 7);
+	g->mask = (uint16_t)((1u << width) - 1);
+}
+
+/*
+ * Unpack the RSM CSRs into sw->rsm, as rsm_select() applies them: rule r
+ * takes part when RCV_RSM_CFG[r] has its enable bit (bit r) and the bypass
+ * packet type. Under the drain lock (or before the port can receive).
+ */
+static void
+rsm_compile(struct hfi_sw *sw)
+{
+	struct sw_rsm *rs = &sw->rsm;
+	unsigned int r, i, n = 0;
+
+	for (r = 0; r < HFI_RSM_RULES; r++) {
+		uint64_t cfg = atomic_load_explicit(&sw->rsm_cfg[r], memory_order_relaxed);
+		uint64_t sel = atomic_load_explicit(&sw->rsm_select[r], memory_order_relaxed);
+		uint64_t match = atomic_load_explicit(&sw->rsm_match[r], memory_order_relaxed);
+		struct sw_rsm_rule *ru = &rs->rule[n];
+
+		if (!(cfg & HFI_BIT(r)) ||
+		    ((cfg >> RCV_RSM_CFG_PACKET_TYPE_SHIFT) & 7) != RHF_RCV_TYPE_BYPASS)
+			continue;
+		rsm_get_compile(&ru->get[0], (uint32_t)(sel & 0xffff), 8);
+		rsm_get_compile(&ru->get[1], (uint32_t)((sel >> 16) & 0xffff), 8);
+		rsm_get_compile(&ru->get[2],
+				(uint32_t)((sel >> RCV_RSM_SELECT_INDEX1_OFFSET_SHIFT) &
+					   RCV_RSM_SELECT_OFFSET_MASK),
+				(unsigned int)((sel >> RCV_RSM_SELECT_INDEX1_WIDTH_SHIFT) &
+					       RCV_RSM_SELECT_WIDTH_MASK));
+		rsm_get_compile(&ru->get[3],
+				(uint32_t)((sel >> RCV_RSM_SELECT_INDEX2_OFFSET_SHIFT) &
+					   RCV_RSM_SELECT_OFFSET_MASK),
+				(unsigned int)((sel >> RCV_RSM_SELECT_INDEX2_WIDTH_SHIFT) &
+					       RCV_RSM_SELECT_WIDTH_MASK));
+		ru->mask1 = (uint8_t)(match >> RCV_RSM_MATCH_MASK1_SHIFT);
+		ru->value1 = (uint8_t)(match >> RCV_RSM_MATCH_VALUE1_SHIFT);
+		ru->mask2 = (uint8_t)(match >> RCV_RSM_MATCH_MASK2_SHIFT);
+		ru->value2 = (uint8_t)(match >> RCV_RSM_MATCH_VALUE2_SHIFT);
+		ru->map_offset = (uint8_t)(cfg >> RCV_RSM_CFG_OFFSET_SHIFT);
+		n++;
+	}
+	rs->n = n;
+	for (i = 0; i < HFI_RSM_MAP_ENTRIES; i++)
+		rs->map[i] = (uint8_t)(atomic_load_explicit(&sw->rsm_map[i / 8],
+							    memory_order_relaxed) >> (8 * (i % 8)));
+}
+
+/* Whether p is one of the RSM CSRs (sw->rsm is compiled from them). */
+static bool
+rsm_csr(struct hfi_sw *sw, const _Atomic uint64_t *p)
+{
+	return (p >= sw->rsm_cfg && p < sw->rsm_cfg + HFI_RSM_RULES) ||
+	       (p >= sw->rsm_select && p < sw->rsm_select + HFI_RSM_RULES) ||
+	       (p >= sw->rsm_match && p < sw->rsm_match + HFI_RSM_RULES) ||
+	       (p >= sw->rsm_map && p < sw->rsm_map + SW_RSM_MAP_CSRS);
 }
 
 /* The partition check against the 16 P_Keys the driver wrote to RCV_PARTITION_KEY. */
@@ -738,7 +809,7 @@ egr_place(struct hfi_sw *sw, struct sw_ctxt *cx, uint64_t ctrl, uint32_t len,
 	entry = __atomic_load_n(&sw->rcvarray[cx->egr_base + pl->idx], __ATOMIC_ACQUIRE);
 	if (!egr_entry_iova(entry, code, &iova))
 		return ctxt_fail(sw, cx, RCV_CTXT_STATUS_SW_EGR_ENTRY_ERR, HFI_DROP_BAD_EGR_ENTRY);
-	pl->buf = dma_va(sw, iova + (uint64_t)pl->blk * HFI_RCV_BUF_BLOCK, len);
+	pl->buf = dma_va_win(sw, &cx->egr_win, iova + (uint64_t)pl->blk * HFI_RCV_BUF_BLOCK, len);
 	if (pl->buf == NULL)
 		return ctxt_fail(sw, cx, RCV_CTXT_STATUS_SW_DMA_ERR, HFI_DROP_DMA_ERROR);
 	return DELIVERED;
@@ -886,7 +957,8 @@ rx_place(struct hfi_sw *sw, unsigned int ctxt, const struct rx_pkt *p)
 	} else {
 		pl.idx = cx->egr_idx;
 	}
-	ent = dma_va(sw, cx->hdrq_iova + (uint64_t)cx->tail * cx->entsize, cx->entsize);
+	ent = dma_va_win(sw, &cx->hdrq_win, cx->hdrq_iova + (uint64_t)cx->tail * cx->entsize,
+			 cx->entsize);
 	if (ent == NULL)
 		return ctxt_fail(sw, cx, RCV_CTXT_STATUS_SW_DMA_ERR, HFI_DROP_DMA_ERROR);
 
@@ -1209,7 +1281,7 @@ sdma_cut(struct hfi_sw *sw, struct sw_sdma *e, const struct sw_frags *fr)
 {
 	const uint8_t *f0 = fr->f[0].va, *pkt = f0 + PBC_SIZE;
 	struct hfi_fabric *fab = sw->fab;
-	uint32_t len, dlid;
+	uint32_t len, dlid, avail;
 	uint64_t pbc, targets, rcv_ctrl, ctrl;
 	struct rx_cut cut = { .fr = fr };
 	struct fab_port *dst;
@@ -1254,7 +1326,16 @@ sdma_cut(struct hfi_sw *sw, struct sw_sdma *e, const struct sw_frags *fr)
 	 * Its CTXT_CTRL cannot change while the drain lock is held.
 	 */
 	rcv_ctrl = atomic_load_explicit(&rx->rcv_ctrl, memory_order_relaxed);
-	cut.ctxt = rsm_select(rx, pkt, len, fr->f[0].len - PBC_SIZE, rcv_ctrl, &beyond);
+	/*
+	 * The egress writes the ICRC slot (inserted, or corrupted) before the
+	 * receiver's RSM reads it; here the slot still holds the sender's
+	 * bytes, so a rule that reads from it on sends the packet the old way.
+	 */
+	avail = fr->f[0].len - PBC_SIZE;
+	if ((pbc & (PBC_INSERT_BYPASS_ICRC | PBC_TEST_BAD_ICRC)) ||
+	    atomic_load_explicit(&sw->fault_icrc, memory_order_relaxed) != 0)
+		avail = min_u32(avail, (uint32_t)hfi_icrc_offset(len));
+	cut.ctxt = rsm_select(rx, pkt, len, avail, rcv_ctrl, &beyond);
 	ctrl = cut.ctxt < rx->nctxt ? atomic_load_explicit(
 			&rx->ctxt[cut.ctxt].csr[RCV_CTXT_CTRL / 8], memory_order_relaxed) : 0;
 	if (beyond || (ctrl & (RCV_CTXT_CTRL_DONT_DROP_EGR_FULL |
@@ -1285,7 +1366,8 @@ ctxt_enable(struct hfi_sw *sw, struct sw_ctxt *cx)
 
 	if (ent == 0 || cnt == 0)
 		return RCV_CTXT_STATUS_SW_CONFIG_ERR;
-	if (dma_va(sw, hdr_addr, (size_t)cnt * ent) == NULL)
+	/* The window the entries are then checked against, if the memory hooks give one. */
+	if (dma_va_win(sw, &cx->hdrq_win, hdr_addr, (size_t)cnt * ent) == NULL)
 		return RCV_CTXT_STATUS_SW_DMA_ERR;
 	cx->hdrq_iova = hdr_addr;
 	cx->cnt = cnt;
@@ -1625,6 +1707,14 @@ sw_csr_write(struct hfi_dev *dev, uint32_t off, uint64_t val)
 		global_write(sw, off, val);
 		break;
 	case CSR_STORE:
+		if (rsm_csr(sw, r.p)) {
+			/* The receive path reads the rules under the drain lock. */
+			spin_lock(&sw->port->drain_lock);
+			atomic_store(r.p, val);
+			rsm_compile(sw);
+			unlock(&sw->port->drain_lock);
+			break;
+		}
 		atomic_store(r.p, val);
 		if (r.p == &sw->rcv_vl15 || r.p == &sw->qp_map[0])
 			mad_rx_update(sw);	/* where QP0 and QP1 are steered */

@@ -86,6 +86,7 @@ struct sw_sdma {
 	uint64_t consumed;			/* generation counter, in descriptors */
 	const struct hfi_sdma_desc *ring;
 	uint64_t *head_wb;
+	struct hfi_dma_window win;		/* of the last fragment */
 	/* the packet being sent */
 	bool pending;
 	bool pend_h2h;
@@ -121,6 +122,37 @@ struct sw_ctxt {
 	uint32_t egr_cnt;
 	uint32_t egr_idx;			/* the eager buffer being filled */
 	uint32_t egr_used;			/* its bytes taken, in 64-byte blocks */
+	struct hfi_dma_window hdrq_win;		/* set up when enabled */
+	struct hfi_dma_window egr_win;		/* of the last eager buffer */
+};
+
+/*
+ * The RSM rules as the receive path applies them (hfi_sw.c, rsm_compile()):
+ * the rules RCV_RSM_CFG enables for 16B packets, in rule order, with their
+ * RCV_RSM_SELECT and RCV_RSM_MATCH fields unpacked, and the map table as
+ * bytes. Rebuilt under the port's drain lock by every write to an RSM CSR,
+ * and read under it (rx_drain() and cut-through hold it): a packet sees the
+ * rules of before or after a write, and a write counts for the next packet.
+ */
+struct sw_rsm_get {
+	uint16_t byte;		/* the first of the two bytes read */
+	uint8_t shift;		/* bits into them */
+	uint16_t mask;		/* of the field's width; 0: width 0, reads nothing */
+};
+
+struct sw_rsm_rule {
+	struct sw_rsm_get get[4];	/* field 1, field 2, index 1, index 2 */
+	uint8_t mask1;
+	uint8_t value1;
+	uint8_t mask2;
+	uint8_t value2;
+	uint8_t map_offset;
+};
+
+struct sw_rsm {
+	unsigned int n;			/* rules in rule[] */
+	struct sw_rsm_rule rule[HFI_RSM_RULES];
+	uint8_t map[HFI_RSM_MAP_ENTRIES];
 };
 
 /* CSR blocks, for the CsrRead/WriteBadAddr error bits. */
@@ -151,6 +183,7 @@ struct hfi_sw {
 	_Atomic uint64_t rsm_select[HFI_RSM_RULES];
 	_Atomic uint64_t rsm_match[HFI_RSM_RULES];
 	_Atomic uint64_t rsm_map[SW_RSM_MAP_CSRS];
+	struct sw_rsm rsm;			/* the above compiled (drain lock) */
 	_Atomic uint64_t rcv_vl15;		/* context of SC15 packets */
 	_Atomic uint64_t qp_map[SW_QP_MAP_CSRS];	/* context of other 9B packets */
 	_Atomic uint64_t err_status[SW_UNITS];	/* CCE/RCV/SEND_ERR_STATUS */
@@ -223,6 +256,26 @@ dma_va(struct hfi_sw *sw, uint64_t iova, size_t len)
 	const struct hfi_mem_ops *m = &sw->dev->mem;
 
 	return m->iova_to_va(m->arg, iova, len);
+}
+
+/* dma_va_win() when the window does not hold the range: the full lookup, a new window. */
+void *sw_dma_va_slow(struct hfi_sw *sw, struct hfi_dma_window *w, uint64_t iova, size_t len);
+
+/*
+ * dma_va() for an address near the last one resolved through w (each
+ * window has the owner of its ring or context as its only user): an
+ * inline compare while the memory map has not changed, the full lookup
+ * otherwise. Refuses exactly what dma_va() refuses.
+ */
+static inline void *
+dma_va_win(struct hfi_sw *sw, struct hfi_dma_window *w, uint64_t iova, size_t len)
+{
+	uint64_t off = iova - w->iova;
+
+	if (off < w->len && len != 0 && len <= w->len - off &&
+	    atomic_load_explicit(w->gen_p, memory_order_acquire) == w->gen)
+		return (void *)(w->va + (uintptr_t)off);
+	return sw_dma_va_slow(sw, w, iova, len);
 }
 
 static inline uint32_t
