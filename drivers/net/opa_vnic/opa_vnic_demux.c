@@ -176,6 +176,25 @@ rx_target(struct opa_vnic_vport *owner, uint8_t entropy)
 }
 
 /*
+ * Reset a raw mbuf of q's pool as rte_pktmbuf_reset() would, in its first
+ * cache line only: data_off, refcnt, nb_segs and port in one 8-byte store
+ * of the queue's template (as ixgbe's mbuf_initializer); refcnt and
+ * nb_segs of an mbuf in its pool are 1 already (DPDK's invariant).
+ */
+static __rte_always_inline void
+rxq_mbuf_init(const struct opa_vnic_rxq *q, struct rte_mbuf *m)
+{
+	uintptr_t rearm = (uintptr_t)&m->rearm_data;
+
+	RTE_BUILD_BUG_ON(offsetof(struct rte_mbuf, port) + sizeof(m->port) -
+			 offsetof(struct rte_mbuf, rearm_data) != sizeof(q->mbuf_rearm));
+	*(uint64_t *)rearm = q->mbuf_rearm;
+	m->ol_flags = q->mbuf_ol_flags;
+	m->vlan_tci = 0;
+	m->vlan_tci_outer = 0;
+}
+
+/*
  * An mbuf of q's pool, from the ones taken ahead in bulk (q's lcore only).
  * Taken raw and reset here in its first cache line only: an mbuf in its
  * pool has next NULL and one segment already (DPDK's invariant), so the
@@ -192,11 +211,25 @@ rxq_mbuf(struct opa_vnic_rxq *q)
 		q->mc_n = RTE_DIM(q->mc);
 	}
 	m = q->mc[--q->mc_n];
-	rte_pktmbuf_reset_headroom(m);
-	m->ol_flags &= RTE_MBUF_F_EXTERNAL;	/* a pool of pinned external buffers keeps it */
-	m->vlan_tci = 0;
-	m->vlan_tci_outer = 0;
+	rxq_mbuf_init(q, m);
 	return m;
+}
+
+void
+opa_vnic_rxq_mbuf_template(struct opa_vnic_rxq *q)
+{
+	struct rte_mbuf mb = { .buf_addr = NULL };
+	uint16_t room = rte_pktmbuf_data_room_size(q->mp);
+
+	/* rte_pktmbuf_reset()'s values: the pool's mbufs all have buf_len = room. */
+	mb.data_off = RTE_MIN((uint16_t)RTE_PKTMBUF_HEADROOM, room);
+	rte_mbuf_refcnt_set(&mb, 1);
+	mb.nb_segs = 1;
+	mb.port = q->port_id;
+	memcpy(&q->mbuf_rearm, &mb.rearm_data, sizeof(q->mbuf_rearm));
+	/* A pool of pinned external buffers keeps the flag on every mbuf. */
+	q->mbuf_ol_flags = rte_pktmbuf_priv_flags(q->mp) & RTE_PKTMBUF_POOL_F_PINNED_EXT_BUF ?
+			   RTE_MBUF_F_EXTERNAL : 0;
 }
 
 void
