@@ -259,6 +259,109 @@ rx_fill(struct opa_vnic_egr *e, const struct hfi_rcv_pkt *p, const uint8_t *data
 }
 
 /*
+ * Whether the whole batch takes rx_batch_copy(): every packet a good VNIC
+ * packet (parse verdict OK) of one vesw id, owned by q's vport, with one
+ * P_Key that matches the vport's, the vport forwarding, every frame to be
+ * copied (not longer than copy_max), and an mbuf for each in q->mc. These
+ * hold for every packet of the batch, so they are checked once; any other
+ * batch takes the general loop, which checks them per packet.
+ */
+static inline bool
+rx_batch_local(struct opa_vnic_rxq *q, const struct opa_vnic_snap *s,
+	       const struct opa_vnic_rx_meta *meta, unsigned int n)
+{
+	struct opa_vnic_vport *owner;
+	uint32_t copy_max = q->copy_max, bad = 0;
+	uint16_t pkey = meta[0].pkey, vesw_id = meta[0].vesw_id;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		bad |= meta[i].verdict | (uint32_t)(meta[i].pkey ^ pkey) |
+		       (uint32_t)(meta[i].vesw_id ^ vesw_id) |
+		       (uint32_t)(meta[i].frame_len > copy_max);
+	if (bad != 0)
+		return false;
+	owner = __atomic_load_n(&q->vp->hfi->vesw_owner[vesw_id], __ATOMIC_ACQUIRE);
+	if (owner != q->vp || !s->forwarding || q->stale || !hfi_pkey_match(s->pkey, pkey))
+		return false;
+	if (q->mc_n < n) {
+		if (rte_mempool_get_bulk(q->mp, (void **)&q->mc[q->mc_n],
+					 RTE_DIM(q->mc) - q->mc_n) != 0)
+			return false;
+		q->mc_n = RTE_DIM(q->mc);
+	}
+	return true;
+}
+
+/*
+ * A batch rx_batch_local() accepted: each frame copied into an mbuf of q->mc
+ * and through stage 2 as rx_deliver() takes it (the P_Key and the state
+ * were checked for the batch), in the same order and with the same counts.
+ * The destination the MAC filter accepted last is remembered: a burst's
+ * frames mostly share it. Returns the mbufs stored in out[].
+ */
+static inline uint16_t
+rx_batch_copy(struct opa_vnic_rxq *q, const struct opa_vnic_snap *s, struct opa_vnic_egr *e,
+	      const struct hfi_rcv_pkt *rp, const uint8_t *const *data,
+	      const struct opa_vnic_rx_meta *meta, unsigned int n, struct rte_mbuf **out,
+	      struct rte_mbuf **drop, unsigned int *ndrop, struct opa_vnic_burst_acc *acc)
+{
+	struct opa_vnic_rxq_stats *st = &q->stats;
+	struct rte_mbuf **mc = &q->mc[q->mc_n - n];
+	uint32_t frame_off = OPA_VNIC_HDR_LEN - e->skip;
+	uint32_t max_len = s->mtu + OPA_VNIC_VLAN_ETH_HLEN;
+	uint64_t mac_ok = 0;	/* never a key: a key has bit 48 set */
+	unsigned int i, nd = *ndrop;
+	uint16_t nb = 0;
+
+	q->mc_n -= n;
+	for (i = 0; i < n; i++) {
+		const uint8_t *frame = data[i] + frame_off;
+		uint32_t len = meta[i].frame_len;
+		struct rte_mbuf *m = mc[i];
+
+		opa_vnic_egr_advance(e, rp[i].egr_idx);
+		rxq_mbuf_init(q, m);
+		rte_memcpy(rte_pktmbuf_mtod(m, void *), frame, len);
+		m->data_len = (uint16_t)len;
+		m->pkt_len = len;
+		opa_vnic_acc_kernel(acc, len);
+		if (unlikely(len > max_len)) {
+			st->oversize++;
+			st->errors++;
+			drop[nd++] = m;
+			continue;
+		}
+		if (unlikely(len < OPA_VNIC_MIN_FRAME_LEN)) {
+			st->runt++;
+			st->errors++;
+			drop[nd++] = m;
+			continue;
+		}
+		opa_vnic_acc_class(acc, frame, len);
+		if (!s->promisc) {
+			uint64_t key = opa_vnic_rx_mac_key(frame, frame[0] & 1);
+
+			if (key != mac_ok) {
+				if (!mac_accept(s, frame)) {
+					st->mac_filtered++;
+					drop[nd++] = m;
+					continue;
+				}
+				mac_ok = key;
+			}
+		}
+		m->packet_type = frame_ptype(frame);
+		m->hash.usr = 0;
+		acc->packets++;
+		acc->bytes += len;
+		out[nb++] = m;
+	}
+	*ndrop = nd;
+	return nb;
+}
+
+/*
  * Consume up to max entries of a receive context. Packets of q's vport go
  * to out[] when out is not NULL; all others to their owners' rings. Every
  * frame leaves in an mbuf of the pool of the queue that will deliver it.
@@ -280,7 +383,7 @@ rx_drain_ctxt(struct opa_vnic_rxq *q, const struct opa_vnic_snap *snap, struct o
 	uint8_t tail[OPA_VNIC_BURST];
 	uint8_t hbuf[OPA_VNIC_BURST][OPA_VNIC_HDR_LEN];
 	struct opa_vnic_burst_acc acc;
-	unsigned int n, i, ndrop = 0;
+	unsigned int n, i, ndrop = 0, n_done = 0;
 	uint16_t nb = 0;
 
 	n = hfi_rcv_poll(e->rcv, rp, RTE_MIN(max, (uint16_t)OPA_VNIC_BURST));
@@ -323,7 +426,11 @@ rx_drain_ctxt(struct opa_vnic_rxq *q, const struct opa_vnic_snap *snap, struct o
 		}
 	}
 	opa_vnic_simd_get(q->simd)->rx_parse(rhf, hdr, tail, n, meta);
-	for (i = 0; i < n; i++) {
+	if (out != NULL && rx_batch_local(q, snap, meta, n)) {
+		nb = rx_batch_copy(q, snap, e, rp, data, meta, n, out, drop, &ndrop, &acc);
+		n_done = n;
+	}
+	for (i = n_done; i < n; i++) {
 		const struct hfi_rcv_pkt *p = &rp[i];
 		const struct opa_vnic_rx_meta *mt = &meta[i];
 		struct opa_vnic_vport *owner;
