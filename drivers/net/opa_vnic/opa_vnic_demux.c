@@ -182,16 +182,22 @@ rx_target(struct opa_vnic_vport *owner, uint8_t entropy)
  * nb_segs of an mbuf in its pool are 1 already (DPDK's invariant).
  */
 static __rte_always_inline void
-rxq_mbuf_init(const struct opa_vnic_rxq *q, struct rte_mbuf *m)
+rxq_mbuf_set(struct rte_mbuf *m, uint64_t rearm_data, uint64_t ol_flags)
 {
 	uintptr_t rearm = (uintptr_t)&m->rearm_data;
 
 	RTE_BUILD_BUG_ON(offsetof(struct rte_mbuf, port) + sizeof(m->port) -
-			 offsetof(struct rte_mbuf, rearm_data) != sizeof(q->mbuf_rearm));
-	*(uint64_t *)rearm = q->mbuf_rearm;
-	m->ol_flags = q->mbuf_ol_flags;
+			 offsetof(struct rte_mbuf, rearm_data) != sizeof(rearm_data));
+	*(uint64_t *)rearm = rearm_data;
+	m->ol_flags = ol_flags;
 	m->vlan_tci = 0;
 	m->vlan_tci_outer = 0;
+}
+
+static __rte_always_inline void
+rxq_mbuf_init(const struct opa_vnic_rxq *q, struct rte_mbuf *m)
+{
+	rxq_mbuf_set(m, q->mbuf_rearm, q->mbuf_ol_flags);
 }
 
 /*
@@ -347,6 +353,9 @@ rx_batch_copy(struct opa_vnic_rxq *q, const struct opa_vnic_snap *s, struct opa_
 	uint32_t frame_off = OPA_VNIC_HDR_LEN - e->skip;
 	uint32_t max_len = s->mtu + OPA_VNIC_VLAN_ETH_HLEN;
 	uint64_t mac_ok = 0;	/* never a key: a key has bit 48 set */
+	/* Locals: the stores into the mbufs could alias q's and s's fields. */
+	const uint64_t rearm = q->mbuf_rearm, ol_flags = q->mbuf_ol_flags;
+	const bool promisc = s->promisc;
 	unsigned int i, nd = *ndrop;
 	uint16_t nb = 0;
 
@@ -358,7 +367,7 @@ rx_batch_copy(struct opa_vnic_rxq *q, const struct opa_vnic_snap *s, struct opa_
 
 		rx_prefetch_rest(data, meta, i + 1, n);
 		opa_vnic_egr_advance(e, rp[i].egr_idx);
-		rxq_mbuf_init(q, m);
+		rxq_mbuf_set(m, rearm, ol_flags);
 		rx_copy(rte_pktmbuf_mtod(m, void *), frame, len);
 		m->data_len = (uint16_t)len;
 		m->pkt_len = len;
@@ -376,7 +385,7 @@ rx_batch_copy(struct opa_vnic_rxq *q, const struct opa_vnic_snap *s, struct opa_
 			continue;
 		}
 		opa_vnic_acc_class(acc, frame, len);
-		if (!s->promisc) {
+		if (!promisc) {
 			uint64_t key = opa_vnic_rx_mac_key(frame, frame[0] & 1);
 
 			if (key != mac_ok) {
@@ -420,6 +429,8 @@ rx_drain_ctxt(struct opa_vnic_rxq *q, const struct opa_vnic_snap *snap, struct o
 	uint8_t tail[OPA_VNIC_BURST];
 	uint8_t hbuf[OPA_VNIC_BURST][OPA_VNIC_HDR_LEN];
 	struct opa_vnic_burst_acc acc;
+	/* A local: the byte stores into tail[] could alias e->skip. */
+	const uint32_t skip = e->skip;
 	unsigned int n, i, ndrop = 0, n_done = 0;
 	uint16_t nb = 0;
 
@@ -437,7 +448,7 @@ rx_drain_ctxt(struct opa_vnic_rxq *q, const struct opa_vnic_snap *snap, struct o
 		data[i] = p->use_egr ? opa_vnic_egr_data(e, p) : NULL;
 		if (data[i] != NULL) {
 			rte_prefetch0(data[i]);
-			rte_prefetch0(data[i] + p->len - e->skip - 1);
+			rte_prefetch0(data[i] + p->len - skip - 1);
 		}
 	}
 	/*
@@ -452,7 +463,7 @@ rx_drain_ctxt(struct opa_vnic_rxq *q, const struct opa_vnic_snap *snap, struct o
 			hdr[i] = rx_header(e, p, data[i], hbuf[i]);
 			if (hdr[i] == NULL)
 				hdr[i] = no_hdr;
-			tail[i] = data[i][p->len - e->skip - 1];
+			tail[i] = data[i][p->len - skip - 1];
 			rhf[i] = p->rhf;
 		} else {
 			/* Nothing a VNIC sends, or no eager place to trust. */
