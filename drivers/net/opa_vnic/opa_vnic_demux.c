@@ -284,15 +284,17 @@ rx_fill(struct opa_vnic_egr *e, const struct hfi_rcv_pkt *p, const uint8_t *data
 /*
  * The lines of packet i's eager data beyond the two asked for when it was
  * polled, while the one before it is copied: a long frame is not in L1.
+ * Not for a frame longer than copy_max: attaching it reads none of them.
  */
 static __rte_always_inline void
 rx_prefetch_rest(const uint8_t *const *data, const struct opa_vnic_rx_meta *meta,
-		 unsigned int i, unsigned int n)
+		 unsigned int i, unsigned int n, uint32_t copy_max)
 {
 	const uint8_t *d;
 	uint32_t off;
 
-	if (i >= n || data[i] == NULL || meta[i].len <= 2 * RTE_CACHE_LINE_SIZE)
+	if (i >= n || data[i] == NULL || meta[i].len <= 2 * RTE_CACHE_LINE_SIZE ||
+	    meta[i].frame_len > copy_max)
 		return;
 	d = data[i];
 	for (off = RTE_CACHE_LINE_SIZE; off < meta[i].len - RTE_CACHE_LINE_SIZE;
@@ -365,7 +367,7 @@ rx_batch_copy(struct opa_vnic_rxq *q, const struct opa_vnic_snap *s, struct opa_
 		uint32_t len = meta[i].frame_len;
 		struct rte_mbuf *m = mc[i];
 
-		rx_prefetch_rest(data, meta, i + 1, n);
+		rx_prefetch_rest(data, meta, i + 1, n, UINT32_MAX);	/* all copied */
 		opa_vnic_egr_advance(e, rp[i].egr_idx);
 		rxq_mbuf_set(m, rearm, ol_flags);
 		rx_copy(rte_pktmbuf_mtod(m, void *), frame, len);
@@ -486,7 +488,7 @@ rx_drain_ctxt(struct opa_vnic_rxq *q, const struct opa_vnic_snap *snap, struct o
 		struct rte_mbuf *m;
 		bool local;
 
-		rx_prefetch_rest(data, meta, i + 1, n);
+		rx_prefetch_rest(data, meta, i + 1, n, q->copy_max);
 		if (unlikely(mt->verdict == OPA_VNIC_RXV_TYPE)) {
 			count_async(hfi->rx_async, OPA_VNIC_RXE_RCV_TYPE);
 			continue;
