@@ -156,16 +156,28 @@ hfi_rcv_next_rhf(const struct hfi_rcv *r)
 static inline unsigned int
 hfi_rcv_poll(struct hfi_rcv *r, struct hfi_rcv_pkt *pkts, unsigned int max)
 {
+	/*
+	 * The context's fields in locals: the byte stores into pkts[] may
+	 * alias them, which would make the compiler reload and store them for
+	 * every entry. head and seq go back once, at the end.
+	 */
+	const uint64_t *hdrq = r->hdrq;
+	const uint32_t hdrq_cnt = r->hdrq_cnt, entsize_qw = r->entsize_qw;
+	const uint32_t entsize_dw = r->entsize_dw, egr_cnt = r->egr_cnt, egr_size = r->egr_size;
+	const uint16_t ib_hdr_len = (uint16_t)(r->hdr_dws * 4u);
+	const uint16_t egr_skip = (uint16_t)r->egr_skip;
+	uint32_t head = r->head;
+	uint8_t seq = r->seq;
 	unsigned int n = 0;
 	bool kicked = false;
 
 	while (n < max) {
-		const uint64_t *ent = hfi_rcv_entry(r);
-		uint64_t rhf = hfi_rcv_next_rhf(r);
+		const uint64_t *ent = hdrq + (size_t)head * entsize_qw;
+		uint64_t rhf = __atomic_load_n(ent + entsize_qw - 1, __ATOMIC_ACQUIRE);
 		struct hfi_rcv_pkt *p = &pkts[n];
 		uint32_t hdr_dw, hdr_len;
 
-		if (((rhf >> RHF_SEQ_SHIFT) & RHF_SEQ_MASK) != r->seq) {
+		if (((rhf >> RHF_SEQ_SHIFT) & RHF_SEQ_MASK) != seq) {
 			if (n == 0 && !kicked && r->inline_engine) {
 				hfi_rcv_kick(r);
 				kicked = true;
@@ -179,18 +191,18 @@ hfi_rcv_poll(struct hfi_rcv *r, struct hfi_rcv_pkt *pkts, unsigned int max)
 		p->rcv_type = (uint8_t)((rhf >> RHF_RCV_TYPE_SHIFT) & RHF_RCV_TYPE_MASK);
 		/* A 9B packet is split after RCV_HDR_SIZE DWs, a bypass one per RCV_BYPASS. */
 		if (p->rcv_type == RHF_RCV_TYPE_IB) {
-			hdr_len = r->hdr_dws * 4u;
+			hdr_len = ib_hdr_len;
 			p->egr_skip = (uint16_t)(p->len < hdr_len ? p->len : hdr_len);
 		} else {
 			hdr_len = HFI_BYPASS_HDR_DWS * 4u;
-			p->egr_skip = (uint16_t)r->egr_skip;
+			p->egr_skip = egr_skip;
 		}
 		/*
 		 * No header to trust when the HFI wrote none (KHdrLenErr) or the
 		 * offset would put it over the RHF or beyond the entry.
 		 */
 		p->hdr = !(rhf & RHF_K_HDR_LEN_ERR) &&
-			 hdr_dw + hdr_len / 4 + 2 <= r->entsize_dw ?
+			 hdr_dw + hdr_len / 4 + 2 <= entsize_dw ?
 			 (const uint8_t *)ent + hdr_dw * 4 : NULL;
 		p->egr_idx = (uint16_t)((rhf >> RHF_EGR_INDEX_SHIFT) & RHF_EGR_INDEX_MASK);
 		p->egr_off = (uint32_t)((rhf >> RHF_EGR_OFFSET_SHIFT) & RHF_EGR_OFFSET_MASK) *
@@ -198,13 +210,15 @@ hfi_rcv_poll(struct hfi_rcv *r, struct hfi_rcv_pkt *pkts, unsigned int max)
 		p->use_egr = (rhf & RHF_USE_EGR_BFR) != 0;
 		p->errors = rhf & RHF_ERROR_MASK;
 		/* An eager place this context cannot have written: no buffer to trust. */
-		if (p->use_egr && (p->egr_idx >= r->egr_cnt || p->len <= p->egr_skip ||
-				   p->egr_off + (p->len - p->egr_skip) > r->egr_size))
+		if (p->use_egr && (p->egr_idx >= egr_cnt || p->len <= p->egr_skip ||
+				   p->egr_off + (p->len - p->egr_skip) > egr_size))
 			p->use_egr = false;
-		r->head = r->head + 1 == r->hdrq_cnt ? 0 : r->head + 1;
-		r->seq = r->seq == RHF_MAX_SEQ ? 1 : r->seq + 1;
+		head = head + 1 == hdrq_cnt ? 0 : head + 1;
+		seq = seq == RHF_MAX_SEQ ? 1 : seq + 1;
 		n++;
 	}
+	r->head = head;
+	r->seq = seq;
 	return n;
 }
 

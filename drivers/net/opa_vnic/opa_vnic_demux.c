@@ -176,6 +176,31 @@ rx_target(struct opa_vnic_vport *owner, uint8_t entropy)
 }
 
 /*
+ * Reset a raw mbuf of q's pool as rte_pktmbuf_reset() would, in its first
+ * cache line only: data_off, refcnt, nb_segs and port in one 8-byte store
+ * of the queue's template (as ixgbe's mbuf_initializer); refcnt and
+ * nb_segs of an mbuf in its pool are 1 already (DPDK's invariant).
+ */
+static __rte_always_inline void
+rxq_mbuf_set(struct rte_mbuf *m, uint64_t rearm_data, uint64_t ol_flags)
+{
+	uintptr_t rearm = (uintptr_t)&m->rearm_data;
+
+	RTE_BUILD_BUG_ON(offsetof(struct rte_mbuf, port) + sizeof(m->port) -
+			 offsetof(struct rte_mbuf, rearm_data) != sizeof(rearm_data));
+	*(uint64_t *)rearm = rearm_data;
+	m->ol_flags = ol_flags;
+	m->vlan_tci = 0;
+	m->vlan_tci_outer = 0;
+}
+
+static __rte_always_inline void
+rxq_mbuf_init(const struct opa_vnic_rxq *q, struct rte_mbuf *m)
+{
+	rxq_mbuf_set(m, q->mbuf_rearm, q->mbuf_ol_flags);
+}
+
+/*
  * An mbuf of q's pool, from the ones taken ahead in bulk (q's lcore only).
  * Taken raw and reset here in its first cache line only: an mbuf in its
  * pool has next NULL and one segment already (DPDK's invariant), so the
@@ -192,11 +217,25 @@ rxq_mbuf(struct opa_vnic_rxq *q)
 		q->mc_n = RTE_DIM(q->mc);
 	}
 	m = q->mc[--q->mc_n];
-	rte_pktmbuf_reset_headroom(m);
-	m->ol_flags &= RTE_MBUF_F_EXTERNAL;	/* a pool of pinned external buffers keeps it */
-	m->vlan_tci = 0;
-	m->vlan_tci_outer = 0;
+	rxq_mbuf_init(q, m);
 	return m;
+}
+
+void
+opa_vnic_rxq_mbuf_template(struct opa_vnic_rxq *q)
+{
+	struct rte_mbuf mb = { .buf_addr = NULL };
+	uint16_t room = rte_pktmbuf_data_room_size(q->mp);
+
+	/* rte_pktmbuf_reset()'s values: the pool's mbufs all have buf_len = room. */
+	mb.data_off = RTE_MIN((uint16_t)RTE_PKTMBUF_HEADROOM, room);
+	rte_mbuf_refcnt_set(&mb, 1);
+	mb.nb_segs = 1;
+	mb.port = q->port_id;
+	memcpy(&q->mbuf_rearm, &mb.rearm_data, sizeof(q->mbuf_rearm));
+	/* A pool of pinned external buffers keeps the flag on every mbuf. */
+	q->mbuf_ol_flags = rte_pktmbuf_priv_flags(q->mp) & RTE_PKTMBUF_POOL_F_PINNED_EXT_BUF ?
+			   RTE_MBUF_F_EXTERNAL : 0;
 }
 
 void
@@ -204,6 +243,23 @@ opa_vnic_rxq_mbufs_free(struct opa_vnic_rxq *q)
 {
 	rte_pktmbuf_free_bulk(q->mc, q->mc_n);
 	q->mc_n = 0;
+}
+
+/* The longest frame rx_copy copies with the inlined rte_memcpy. */
+#define RX_COPY_INLINE_MAX	256
+
+/*
+ * rte_memcpy is inlined for this driver's baseline ISA (16-byte moves with
+ * -march=corei7): cheapest for short frames; libc's copy, chosen for the
+ * CPU at run time (AVX2/AVX-512), for long ones.
+ */
+static __rte_always_inline void
+rx_copy(void *dst, const void *src, uint32_t len)
+{
+	if (len <= RX_COPY_INLINE_MAX)
+		rte_memcpy(dst, src, len);
+	else
+		memcpy(dst, src, len);
 }
 
 /*
@@ -219,10 +275,138 @@ rx_fill(struct opa_vnic_egr *e, const struct hfi_rcv_pkt *p, const uint8_t *data
 		return true;
 	if (unlikely(len > tq->copy_room))
 		return false;
-	rte_memcpy(rte_pktmbuf_mtod(m, void *), data + frame_off, len);
+	rx_copy(rte_pktmbuf_mtod(m, void *), data + frame_off, len);
 	m->data_len = (uint16_t)len;
 	m->pkt_len = len;
 	return true;
+}
+
+/*
+ * The lines of packet i's eager data beyond the two asked for when it was
+ * polled, while the one before it is copied: a long frame is not in L1.
+ * Not for a frame longer than copy_max: attaching it reads none of them.
+ */
+static __rte_always_inline void
+rx_prefetch_rest(const uint8_t *const *data, const struct opa_vnic_rx_meta *meta,
+		 unsigned int i, unsigned int n, uint32_t copy_max)
+{
+	const uint8_t *d;
+	uint32_t off;
+
+	if (i >= n || data[i] == NULL || meta[i].len <= 2 * RTE_CACHE_LINE_SIZE ||
+	    meta[i].frame_len > copy_max)
+		return;
+	d = data[i];
+	for (off = RTE_CACHE_LINE_SIZE; off < meta[i].len - RTE_CACHE_LINE_SIZE;
+	     off += RTE_CACHE_LINE_SIZE)
+		rte_prefetch0(d + off);
+}
+
+/*
+ * Whether the whole batch takes rx_batch_copy(): every packet a good VNIC
+ * packet (parse verdict OK) of one vesw id, owned by q's vport, with one
+ * P_Key that matches the vport's, the vport forwarding, every frame to be
+ * copied (not longer than copy_max), and an mbuf for each in q->mc. These
+ * hold for every packet of the batch, so they are checked once; any other
+ * batch takes the general loop, which checks them per packet.
+ */
+static inline bool
+rx_batch_local(struct opa_vnic_rxq *q, const struct opa_vnic_snap *s,
+	       const struct opa_vnic_rx_meta *meta, unsigned int n)
+{
+	struct opa_vnic_vport *owner;
+	uint32_t copy_max = q->copy_max, bad = 0;
+	uint16_t pkey = meta[0].pkey, vesw_id = meta[0].vesw_id;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		bad |= meta[i].verdict | (uint32_t)(meta[i].pkey ^ pkey) |
+		       (uint32_t)(meta[i].vesw_id ^ vesw_id) |
+		       (uint32_t)(meta[i].frame_len > copy_max);
+	if (bad != 0)
+		return false;
+	owner = __atomic_load_n(&q->vp->hfi->vesw_owner[vesw_id], __ATOMIC_ACQUIRE);
+	if (owner != q->vp || !s->forwarding || q->stale || !hfi_pkey_match(s->pkey, pkey))
+		return false;
+	if (q->mc_n < n) {
+		if (rte_mempool_get_bulk(q->mp, (void **)&q->mc[q->mc_n],
+					 RTE_DIM(q->mc) - q->mc_n) != 0)
+			return false;
+		q->mc_n = RTE_DIM(q->mc);
+	}
+	return true;
+}
+
+/*
+ * A batch rx_batch_local() accepted: each frame copied into an mbuf of q->mc
+ * and through stage 2 as rx_deliver() takes it (the P_Key and the state
+ * were checked for the batch), in the same order and with the same counts.
+ * The destination the MAC filter accepted last is remembered: a burst's
+ * frames mostly share it. Returns the mbufs stored in out[].
+ */
+static inline uint16_t
+rx_batch_copy(struct opa_vnic_rxq *q, const struct opa_vnic_snap *s, struct opa_vnic_egr *e,
+	      const struct hfi_rcv_pkt *rp, const uint8_t *const *data,
+	      const struct opa_vnic_rx_meta *meta, unsigned int n, struct rte_mbuf **out,
+	      struct rte_mbuf **drop, unsigned int *ndrop, struct opa_vnic_burst_acc *acc)
+{
+	struct opa_vnic_rxq_stats *st = &q->stats;
+	struct rte_mbuf **mc = &q->mc[q->mc_n - n];
+	uint32_t frame_off = OPA_VNIC_HDR_LEN - e->skip;
+	uint32_t max_len = s->mtu + OPA_VNIC_VLAN_ETH_HLEN;
+	uint64_t mac_ok = 0;	/* never a key: a key has bit 48 set */
+	/* Locals: the stores into the mbufs could alias q's and s's fields. */
+	const uint64_t rearm = q->mbuf_rearm, ol_flags = q->mbuf_ol_flags;
+	const bool promisc = s->promisc;
+	unsigned int i, nd = *ndrop;
+	uint16_t nb = 0;
+
+	q->mc_n -= n;
+	for (i = 0; i < n; i++) {
+		const uint8_t *frame = data[i] + frame_off;
+		uint32_t len = meta[i].frame_len;
+		struct rte_mbuf *m = mc[i];
+
+		rx_prefetch_rest(data, meta, i + 1, n, UINT32_MAX);	/* all copied */
+		opa_vnic_egr_advance(e, rp[i].egr_idx);
+		rxq_mbuf_set(m, rearm, ol_flags);
+		rx_copy(rte_pktmbuf_mtod(m, void *), frame, len);
+		m->data_len = (uint16_t)len;
+		m->pkt_len = len;
+		opa_vnic_acc_kernel(acc, len);
+		if (unlikely(len > max_len)) {
+			st->oversize++;
+			st->errors++;
+			drop[nd++] = m;
+			continue;
+		}
+		if (unlikely(len < OPA_VNIC_MIN_FRAME_LEN)) {
+			st->runt++;
+			st->errors++;
+			drop[nd++] = m;
+			continue;
+		}
+		opa_vnic_acc_class(acc, frame, len);
+		if (!promisc) {
+			uint64_t key = opa_vnic_rx_mac_key(frame, frame[0] & 1);
+
+			if (key != mac_ok) {
+				if (!mac_accept(s, frame)) {
+					st->mac_filtered++;
+					drop[nd++] = m;
+					continue;
+				}
+				mac_ok = key;
+			}
+		}
+		m->packet_type = frame_ptype(frame);
+		m->hash.usr = 0;
+		acc->packets++;
+		acc->bytes += len;
+		out[nb++] = m;
+	}
+	*ndrop = nd;
+	return nb;
 }
 
 /*
@@ -247,7 +431,9 @@ rx_drain_ctxt(struct opa_vnic_rxq *q, const struct opa_vnic_snap *snap, struct o
 	uint8_t tail[OPA_VNIC_BURST];
 	uint8_t hbuf[OPA_VNIC_BURST][OPA_VNIC_HDR_LEN];
 	struct opa_vnic_burst_acc acc;
-	unsigned int n, i, ndrop = 0;
+	/* A local: the byte stores into tail[] could alias e->skip. */
+	const uint32_t skip = e->skip;
+	unsigned int n, i, ndrop = 0, n_done = 0;
 	uint16_t nb = 0;
 
 	n = hfi_rcv_poll(e->rcv, rp, RTE_MIN(max, (uint16_t)OPA_VNIC_BURST));
@@ -264,7 +450,7 @@ rx_drain_ctxt(struct opa_vnic_rxq *q, const struct opa_vnic_snap *snap, struct o
 		data[i] = p->use_egr ? opa_vnic_egr_data(e, p) : NULL;
 		if (data[i] != NULL) {
 			rte_prefetch0(data[i]);
-			rte_prefetch0(data[i] + p->len - e->skip - 1);
+			rte_prefetch0(data[i] + p->len - skip - 1);
 		}
 	}
 	/*
@@ -279,7 +465,7 @@ rx_drain_ctxt(struct opa_vnic_rxq *q, const struct opa_vnic_snap *snap, struct o
 			hdr[i] = rx_header(e, p, data[i], hbuf[i]);
 			if (hdr[i] == NULL)
 				hdr[i] = no_hdr;
-			tail[i] = data[i][p->len - e->skip - 1];
+			tail[i] = data[i][p->len - skip - 1];
 			rhf[i] = p->rhf;
 		} else {
 			/* Nothing a VNIC sends, or no eager place to trust. */
@@ -290,7 +476,11 @@ rx_drain_ctxt(struct opa_vnic_rxq *q, const struct opa_vnic_snap *snap, struct o
 		}
 	}
 	opa_vnic_simd_get(q->simd)->rx_parse(rhf, hdr, tail, n, meta);
-	for (i = 0; i < n; i++) {
+	if (out != NULL && rx_batch_local(q, snap, meta, n)) {
+		nb = rx_batch_copy(q, snap, e, rp, data, meta, n, out, drop, &ndrop, &acc);
+		n_done = n;
+	}
+	for (i = n_done; i < n; i++) {
 		const struct hfi_rcv_pkt *p = &rp[i];
 		const struct opa_vnic_rx_meta *mt = &meta[i];
 		struct opa_vnic_vport *owner;
@@ -298,6 +488,7 @@ rx_drain_ctxt(struct opa_vnic_rxq *q, const struct opa_vnic_snap *snap, struct o
 		struct rte_mbuf *m;
 		bool local;
 
+		rx_prefetch_rest(data, meta, i + 1, n, q->copy_max);
 		if (unlikely(mt->verdict == OPA_VNIC_RXV_TYPE)) {
 			count_async(hfi->rx_async, OPA_VNIC_RXE_RCV_TYPE);
 			continue;

@@ -225,6 +225,8 @@ struct opa_vnic_rxq {
 	struct rte_mempool *mp;
 	uint32_t copy_max;			/* frames up to this length are copied */
 	uint32_t copy_room;			/* the longest frame an mbuf of mp holds */
+	uint64_t mbuf_rearm;			/* rearm_data of a fresh mbuf of mp (port set) */
+	uint64_t mbuf_ol_flags;			/* ol_flags of a fresh mbuf of mp */
 	uint16_t mc_n;				/* mbufs in mc[] */
 	struct rte_mbuf *mc[OPA_VNIC_BURST];	/* allocated in bulk, used one by one */
 	struct opa_vnic_rxq_group *group;	/* shared Rx queue group, or NULL */
@@ -582,6 +584,8 @@ unsigned int opa_vnic_free_ctxts(struct opa_vnic_hfi *hfi);
 unsigned int opa_vnic_queue_ctxts(struct opa_vnic_hfi *hfi);
 /* Give back the mbufs a queue allocated ahead (queue stopped). */
 void opa_vnic_rxq_mbufs_free(struct opa_vnic_rxq *q);
+/* The first-line fields of a fresh mbuf of q->mp, as q's receive writes them (setup). */
+void opa_vnic_rxq_mbuf_template(struct opa_vnic_rxq *q);
 
 /* ---- opa_vnic_stats.c ---- */
 

@@ -124,6 +124,7 @@ opa_vnic_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	q->mp = mp;
 	q->port_id = dev->data->port_id;
 	q->qid = qid;
+	opa_vnic_rxq_mbuf_template(q);
 	q->socket = socket;
 	q->nb_desc = nb_desc;
 	q->hdrq_cnt = opa_vnic_hdrq_cnt(RTE_MIN(RTE_MAX(nb_desc, (uint16_t)OPA_VNIC_DESC_MIN),
