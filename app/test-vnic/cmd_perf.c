@@ -188,6 +188,18 @@ icrc_once(struct perf_data *d)
 	return hfi_icrc_compute(d->pkt, d->pkt_len);
 }
 
+/* The same CRC folded while the packet is copied (the software HFI's one copy). */
+static inline uint64_t
+icrc_copy_once(struct perf_data *d)
+{
+	uint64_t crc;
+
+	PERF_BARRIER(d->pkt);
+	crc = hfi_crc32_copy(HFI_CRC32_INIT, d->dst, d->pkt, hfi_icrc_offset(d->pkt_len));
+	PERF_BARRIER(d->dst);
+	return crc;
+}
+
 static inline uint64_t
 icrc_portable_once(struct perf_data *d)
 {
@@ -237,6 +249,7 @@ PERF_OP(memcpy, 1)
 PERF_OP(tx, 1)
 PERF_OP(rx, 1)
 PERF_OP(icrc, 1)
+PERF_OP(icrc_copy, 1)
 PERF_OP(icrc_portable, 1)
 PERF_OP(sw_hfi, PERF_BATCH)
 
@@ -268,12 +281,13 @@ static const struct perf_op perf_ops[] = {
 	{ "tx_decide+hdr", tx_run, 0, 1 },
 	{ "rx_validate", rx_run, 0, 1 },
 	{ "icrc", icrc_run, 0, 1 },
+	{ "icrc_copy", icrc_copy_run, 0, 1 },
 	{ "icrc_portable", icrc_portable_run, 0, 1 },
 	{ "sw_hfi_roundtrip", sw_hfi_run, PERF_HFI_MAX_FRAME, PERF_BATCH },
 	{ "sw_hfi_shared_eng", sw_hfi_shared_run, PERF_HFI_MAX_FRAME, PERF_BATCH },
 };
-#define PERF_OP_DEDICATED	5	/* sw_hfi_roundtrip */
-#define PERF_OP_SHARED		6
+#define PERF_OP_DEDICATED	6	/* sw_hfi_roundtrip */
+#define PERF_OP_SHARED		7
 
 static int cmp_u64(const void *a, const void *b);
 static void frame_fill(uint8_t *f, uint32_t len);
