@@ -655,6 +655,7 @@ fab_setup(const char *spec, bool create, bool excl, const struct hfi_fabric_conf
 		}
 		fab->refs = 1;
 		atomic_store(&fab->cut_through, !shm);
+		atomic_store(&fab->cell_gather, true);
 		atomic_store(&fab->last_reap_ns, fab_now_ns());
 		fab->next = registry;
 		registry = fab;
@@ -784,6 +785,24 @@ bool
 hfi_fabric_cut_through(const struct hfi_fabric *fab)
 {
 	return atomic_load(&fab->cut_through);
+}
+
+void
+hfi_fabric_set_cell_gather(struct hfi_fabric *fab, bool on)
+{
+	atomic_store(&fab->cell_gather, on);
+}
+
+bool
+hfi_fabric_cell_gather(const struct hfi_fabric *fab)
+{
+	return atomic_load(&fab->cell_gather);
+}
+
+uint64_t
+hfi_fabric_cell_gathered(const struct hfi_fabric *fab)
+{
+	return atomic_load(&fab->cell_gathered);
 }
 
 /* ---- rings ---- */
@@ -1300,6 +1319,32 @@ fab_push_data_acc(struct hfi_fabric *fab, int src_slot, struct fab_tx_acc *acc,
 
 	src.acc = acc;
 	push_data(fab, src, icrc, targets, pkt, len, flags);
+}
+
+struct fab_cell *
+fab_push_cell_claim(struct hfi_fabric *fab, int src_slot, int slot, uint32_t len, uint64_t *pos)
+{
+	struct fab_cell *c = fab_data_claim(fab, slot, pos);
+
+	if (c == NULL)
+		return NULL;
+	c->len = len;
+	c->src_lid = fab_port(fab, src_slot)->lid;
+	c->flags = 0;	/* 16B, not injected: what push_data() keeps of the flags */
+	return c;
+}
+
+void
+fab_push_cell_commit(struct hfi_fabric *fab, struct fab_tx_acc *acc, struct fab_cell *c,
+		     uint64_t pos, uint32_t len, const uint32_t *icrc)
+{
+	if (icrc != NULL) {
+		c->icrc = *icrc;
+		c->flags |= FAB_PKT_ICRC;
+	}
+	fab_data_commit(fab, c, pos);
+	acc->pkts++;
+	acc->bytes += len;
 }
 
 /* ---- logical link states ---- */

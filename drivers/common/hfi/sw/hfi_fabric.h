@@ -96,6 +96,22 @@ void hfi_fabric_get_config(const struct hfi_fabric *fab, struct hfi_fabric_confi
 void hfi_fabric_set_cut_through(struct hfi_fabric *fab, bool on);
 bool hfi_fabric_cut_through(const struct hfi_fabric *fab);
 
+/*
+ * Gathering into the cell (doc/guides/software_hfi.md): a 16B packet an
+ * SDMA engine sends to exactly one port, and that does not cut through,
+ * is gathered from its fragments straight into a cell of that port's
+ * inbound ring (the ICRC computed there), instead of into the engine's
+ * staging buffer first and then copied into the cell: one copy less, for
+ * ports of other processes too. What the receiver sees, and every counter,
+ * is the same. On by default; turning it off (a choice of this process's
+ * view of the fabric) keeps the staging path for comparisons.
+ * hfi_fabric_cell_gathered() counts the packets this view's engines sent
+ * so (added when an engine's run ends).
+ */
+void hfi_fabric_set_cell_gather(struct hfi_fabric *fab, bool on);
+bool hfi_fabric_cell_gather(const struct hfi_fabric *fab);
+uint64_t hfi_fabric_cell_gathered(const struct hfi_fabric *fab);
+
 /* The fabric of a software HFI (NULL for hardware). */
 struct hfi_fabric *hfi_dev_fabric(struct hfi_dev *dev);
 

@@ -171,6 +171,9 @@ struct hfi_fabric {
 	 */
 	atomic_bool cut_through;
 	void *_Atomic local_rx[HFI_FABRIC_MAX_PORTS];
+	/* Gathering into the cell (hfi_fabric_set_cell_gather()), and its count. */
+	atomic_bool cell_gather;
+	_Atomic uint64_t cell_gathered;
 	struct hfi_fabric *next;
 };
 
@@ -412,6 +415,21 @@ void fab_push_data(struct hfi_fabric *fab, int src_slot, uint64_t *targets,
 void fab_push_data_acc(struct hfi_fabric *fab, int src_slot, struct fab_tx_acc *acc,
 		       const uint32_t *icrc, uint64_t *targets, const uint8_t *pkt,
 		       uint32_t len, unsigned int flags);
+
+/*
+ * A 16B packet of len bytes from src_slot gathered straight into a cell of
+ * the inbound ring of the port in slot (hfi_fabric_set_cell_gather()).
+ * The caller made push_data()'s door checks (a packet they would drop
+ * takes fab_push_data_acc()), so the claim fails only when the ring is
+ * full (NULL: nothing done). The caller writes the len bytes into
+ * c->data, then commits: counted as sent in acc, with the ICRC the sender
+ * computed (NULL: none), as fab_push_data_acc() does. c must not be
+ * touched after the commit.
+ */
+struct fab_cell *fab_push_cell_claim(struct hfi_fabric *fab, int src_slot, int slot,
+				     uint32_t len, uint64_t *pos);
+void fab_push_cell_commit(struct hfi_fabric *fab, struct fab_tx_acc *acc, struct fab_cell *c,
+			  uint64_t pos, uint32_t len, const uint32_t *icrc);
 
 /* Claim a cell of a port's inbound packet ring (NULL: full), fill it, commit it. */
 struct fab_cell *fab_data_claim(struct hfi_fabric *fab, int slot, uint64_t *pos);

@@ -474,8 +474,13 @@ sdma_send(struct hfi_sw *sw, struct sw_sdma *e)
 	sw_tx_send(sw, pbc, &e->tx);
 }
 
-/* Cut-through (with the receive side below). */
-static int sdma_cut(struct hfi_sw *sw, struct sw_sdma *e, const struct sw_frags *fr);
+/* Cut-through and gathering into the cell (with the receive side below). */
+static int sdma_one_16b(struct hfi_sw *sw, struct sw_sdma *e, const struct sw_frags *fr,
+			uint64_t *pbc, int *slot);
+static int sdma_cut(struct hfi_sw *sw, struct sw_sdma *e, const struct sw_frags *fr,
+		    uint64_t pbc, int slot);
+static int sdma_cell(struct hfi_sw *sw, struct sw_sdma *e, const struct sw_frags *fr,
+		     uint64_t pbc, int slot);
 static void cut_release(struct sw_sdma *e);
 
 static unsigned int
@@ -499,11 +504,17 @@ sdma_run(struct hfi_sw *sw, struct sw_sdma *e)
 			if (e->tx.targets != 0)
 				break;
 		} else {
-			int rc = sdma_walk(sw, e, &fr);
+			int rc = sdma_walk(sw, e, &fr), slot;
+			uint64_t pbc;
 
 			if (rc <= 0)
 				break;
-			rc = sdma_cut(sw, e, &fr);
+			rc = sdma_one_16b(sw, e, &fr, &pbc, &slot);
+			if (rc > 0) {
+				rc = sdma_cut(sw, e, &fr, pbc, slot);
+				if (rc == 0)
+					rc = sdma_cell(sw, e, &fr, pbc, slot);
+			}
 			if (rc < 0)
 				break;
 			if (rc == 0) {
@@ -524,6 +535,11 @@ sdma_run(struct hfi_sw *sw, struct sw_sdma *e)
 	}
 	cut_release(e);
 	fab_tx_acc_flush(sw->port, &e->tx_acc);
+	if (e->cell_gathered != 0) {
+		atomic_fetch_add_explicit(&sw->fab->cell_gathered, e->cell_gathered,
+					  memory_order_relaxed);
+		e->cell_gathered = 0;
+	}
 	unlock(&e->busy);
 	return n;
 }
@@ -1265,39 +1281,34 @@ cut_take(struct hfi_sw *sw, struct sw_sdma *e, int slot)
 }
 
 /*
- * Cut-through delivery (hfi_fabric_set_cut_through()): a 16B packet for
- * one port of this process goes from the sender's fragments straight into
- * the receive context, one copy, the ICRC computed once as it is copied.
- * Everything the egress and the receiver's drain check is checked, in
- * their order, and counted where they count it. Whatever does not fit
- * (9B, VL15, multicast, capture on, a receiver elsewhere or busy or with
- * packets waiting, RSM reading past the first fragment, a don't-drop
- * context, anything the egress would drop) is left to today's path before
- * anything is done or counted. 1: sent (delivered or dropped), 0: not
- * taken, -1: the engine halted on the PBC or LEN.
+ * Whether a packet may take one of the paths for a 16B packet to one port
+ * (cut-through, gathering into the cell): its PBC and LRH in the first
+ * fragment, nothing the egress (sw_tx_send()) would drop or treat apart
+ * (link, logical state, an injected drop, VL15, capture on, multicast),
+ * and a route to exactly one port that fab_push_data_acc() would not
+ * refuse at the door. 1: yes, its PBC in *pbc and that port's slot in
+ * *slot; 0: left to the staging path before anything is done or counted;
+ * -1: the engine halted on the PBC or LEN.
  */
 static int
-sdma_cut(struct hfi_sw *sw, struct sw_sdma *e, const struct sw_frags *fr)
+sdma_one_16b(struct hfi_sw *sw, struct sw_sdma *e, const struct sw_frags *fr, uint64_t *pbc,
+	     int *slot)
 {
 	const uint8_t *f0 = fr->f[0].va, *pkt = f0 + PBC_SIZE;
 	struct hfi_fabric *fab = sw->fab;
-	uint32_t len, dlid, avail;
-	uint64_t pbc, targets, rcv_ctrl, ctrl;
-	struct rx_cut cut = { .fr = fr };
 	struct fab_port *dst;
-	struct hfi_sw *rx;
-	bool beyond = false;
-	int slot;
+	uint64_t targets;
+	uint32_t dlid;
 
-	if (!atomic_load_explicit(&fab->cut_through, memory_order_relaxed) ||
+	if ((!atomic_load_explicit(&fab->cut_through, memory_order_relaxed) &&
+	     !atomic_load_explicit(&fab->cell_gather, memory_order_relaxed)) ||
 	    fr->f[0].len < PBC_SIZE + HFI_16B_LRH_LEN)
-		return 0;	/* off, or the header split across fragments */
-	memcpy(&pbc, f0, sizeof(pbc));
-	if (!(pbc & PBC_PACKET_BYPASS))
+		return 0;	/* both off, or the header split across fragments */
+	memcpy(pbc, f0, sizeof(*pbc));
+	if (!(*pbc & PBC_PACKET_BYPASS))
 		return 0;
 	if (sdma_check(e, f0, fr->total) != 0)
 		return -1;
-	len = fr->total - PBC_SIZE;
 	dlid = hfi_16b_dlid(pkt);
 	/* What the egress (sw_tx_send()) would drop or treat apart. */
 	if (atomic_load_explicit(&sw->port->link, memory_order_relaxed) != HFI_LINK_UP ||
@@ -1310,11 +1321,38 @@ sdma_cut(struct hfi_sw *sw, struct sw_sdma *e, const struct sw_frags *fr)
 	if (targets == 0 || (targets & (targets - 1)) != 0)
 		return 0;
 	/* What fab_push_data_acc() would drop at the door. */
-	slot = __builtin_ctzll(targets);
-	dst = fab_port(fab, slot);
-	if (atomic_load_explicit(&fab->hdr->lids[slot], memory_order_acquire) == 0 ||
+	*slot = __builtin_ctzll(targets);
+	dst = fab_port(fab, *slot);
+	if (atomic_load_explicit(&fab->hdr->lids[*slot], memory_order_acquire) == 0 ||
 	    atomic_load_explicit(&dst->link, memory_order_relaxed) != HFI_LINK_UP ||
 	    dst->role == HFI_ROLE_MGMT)
+		return 0;
+	return 1;
+}
+
+/*
+ * Cut-through delivery (hfi_fabric_set_cut_through()): a 16B packet for
+ * one port of this process (sdma_one_16b() said which, slot) goes from the
+ * sender's fragments straight into the receive context, one copy, the
+ * ICRC computed once as it is copied. Everything the egress and the
+ * receiver's drain check is checked, in their order, and counted where
+ * they count it. Whatever does not fit (a receiver elsewhere or busy or
+ * with packets waiting, RSM reading past the first fragment, a don't-drop
+ * context) is left to the other paths before anything is done or counted.
+ * 1: sent (delivered or dropped), 0: not taken.
+ */
+static int
+sdma_cut(struct hfi_sw *sw, struct sw_sdma *e, const struct sw_frags *fr, uint64_t pbc,
+	 int slot)
+{
+	const uint8_t *pkt = (const uint8_t *)fr->f[0].va + PBC_SIZE;
+	uint32_t len = fr->total - PBC_SIZE, avail;
+	uint64_t rcv_ctrl, ctrl;
+	struct rx_cut cut = { .fr = fr };
+	struct hfi_sw *rx;
+	bool beyond = false;
+
+	if (!atomic_load_explicit(&sw->fab->cut_through, memory_order_relaxed))
 		return 0;
 	rx = cut_take(sw, e, slot);
 	if (rx == NULL)
@@ -1350,6 +1388,49 @@ sdma_cut(struct hfi_sw *sw, struct sw_sdma *e, const struct sw_frags *fr)
 	e->tx_acc.bytes += len;
 	/* The receiver's drain, as for a packet it took from its ring. */
 	rx_deliver(rx, pkt, len, 0, NULL, rcv_ctrl, &cut);
+	return 1;
+}
+
+/*
+ * Gathering into the cell (hfi_fabric_set_cell_gather()): a 16B packet for
+ * one port (sdma_one_16b() said which, slot) that did not cut through goes
+ * from the fragments straight into a cell of that port's inbound ring, in
+ * this process or another: one copy where the staging path makes two
+ * (gather, then cell). What sw_tx_send() does to the packet after its
+ * checks is done to the cell's copy before the commit, in its order: the
+ * ICRC computed over the copy (still in L1) and inserted, then corrupted
+ * on demand; the receiver checks the cell as it would any other. Every
+ * check that can refuse the packet was made before the claim, so a
+ * claimed cell is always committed: nothing to abandon, and a sender that
+ * dies in between leaves a claim the ring's stuck-claim check skips, as
+ * with the staging path. 1: sent; 0: the ring is full, or the path is off
+ * (the staging path holds the packet back; nothing done or counted).
+ */
+static int
+sdma_cell(struct hfi_sw *sw, struct sw_sdma *e, const struct sw_frags *fr, uint64_t pbc,
+	  int slot)
+{
+	bool insert = (pbc & PBC_INSERT_BYPASS_ICRC) != 0;
+	uint32_t len = fr->total - PBC_SIZE, icrc = 0;
+	struct fab_cell *c;
+	uint64_t pos;
+
+	if (!atomic_load_explicit(&sw->fab->cell_gather, memory_order_relaxed))
+		return 0;
+	/* As the staging path does: the receiver's run counts first. */
+	cut_release(e);
+	c = fab_push_cell_claim(sw->fab, sw->slot, slot, len, &pos);
+	if (c == NULL)
+		return 0;
+	frags_copy(fr, 0, len, c->data, 0, 0);
+	if (insert) {
+		icrc = hfi_icrc_compute(c->data, len);
+		memcpy(c->data + hfi_icrc_offset(len), &icrc, sizeof(icrc));
+	}
+	if ((pbc & PBC_TEST_BAD_ICRC) || take_fault(&sw->fault_icrc))
+		icrc_corrupt(c->data, len, false);
+	fab_push_cell_commit(sw->fab, &e->tx_acc, c, pos, len, insert ? &icrc : NULL);
+	e->cell_gathered++;
 	return 1;
 }
 

@@ -100,6 +100,7 @@ struct sw_sdma {
 	 * NULL; taken by trylock only, given back before anything else.
 	 */
 	struct hfi_sw *cut_rx;
+	uint64_t cell_gathered;			/* this run's packets gathered into a cell */
 	uint8_t pkt[SDMA_MAX_PKT_SIZE + HFI_9B_ICRC_LEN + 1];
 };
 
