@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hfi_fabric.h"
 #include "hfi_harness.h"
 #include "hfi_icrc.h"
 #include "opa_vnic_encap.h"
@@ -269,6 +270,39 @@ sw_hfi_shared_run(struct perf_data *d, uint64_t n)
 	return ns;
 }
 
+/*
+ * The same round trip with cut-through off, each packet through the
+ * receiver's fabric ring as to a port of another process: gathered from
+ * the fragments straight into the cell (ring), or into the engine's
+ * staging buffer first and then copied into the cell (staged: the path
+ * before hfi_fabric_set_cell_gather()).
+ */
+static uint64_t
+sw_hfi_ring_with(struct perf_data *d, uint64_t n, bool gather)
+{
+	struct hfi_fabric *fab = hfi_dev_fabric(d->hfi_a);
+	uint64_t ns;
+
+	hfi_fabric_set_cut_through(fab, false);
+	hfi_fabric_set_cell_gather(fab, gather);
+	ns = perf_loop(d, n, PERF_BATCH, sw_hfi_once);
+	hfi_fabric_set_cell_gather(fab, true);
+	hfi_fabric_set_cut_through(fab, true);
+	return ns;
+}
+
+static uint64_t
+sw_hfi_ring_run(struct perf_data *d, uint64_t n)
+{
+	return sw_hfi_ring_with(d, n, true);
+}
+
+static uint64_t
+sw_hfi_ring_staged_run(struct perf_data *d, uint64_t n)
+{
+	return sw_hfi_ring_with(d, n, false);
+}
+
 struct perf_op {
 	const char *name;
 	uint64_t (*run)(struct perf_data *d, uint64_t n);
@@ -285,6 +319,8 @@ static const struct perf_op perf_ops[] = {
 	{ "icrc_portable", icrc_portable_run, 0, 1 },
 	{ "sw_hfi_roundtrip", sw_hfi_run, PERF_HFI_MAX_FRAME, PERF_BATCH },
 	{ "sw_hfi_shared_eng", sw_hfi_shared_run, PERF_HFI_MAX_FRAME, PERF_BATCH },
+	{ "sw_hfi_ring", sw_hfi_ring_run, PERF_HFI_MAX_FRAME, PERF_BATCH },
+	{ "sw_hfi_ring_staged", sw_hfi_ring_staged_run, PERF_HFI_MAX_FRAME, PERF_BATCH },
 };
 #define PERF_OP_DEDICATED	6	/* sw_hfi_roundtrip */
 #define PERF_OP_SHARED		7
