@@ -1398,8 +1398,8 @@ sdma_cut(struct hfi_sw *sw, struct sw_sdma *e, const struct sw_frags *fr, uint64
  * this process or another: one copy where the staging path makes two
  * (gather, then cell). What sw_tx_send() does to the packet after its
  * checks is done to the cell's copy before the commit, in its order: the
- * ICRC computed over the copy (still in L1) and inserted, then corrupted
- * on demand; the receiver checks the cell as it would any other. Every
+ * ICRC computed as the bytes are copied (frags_copy()) and inserted, then
+ * corrupted on demand; the receiver checks the cell as it would any other. Every
  * check that can refuse the packet was made before the claim, so a
  * claimed cell is always committed: nothing to abandon, and a sender that
  * dies in between leaves a claim the ring's stuck-claim check skips, as
@@ -1422,10 +1422,14 @@ sdma_cell(struct hfi_sw *sw, struct sw_sdma *e, const struct sw_frags *fr, uint6
 	c = fab_push_cell_claim(sw->fab, sw->slot, slot, len, &pos);
 	if (c == NULL)
 		return 0;
-	frags_copy(fr, 0, len, c->data, 0, 0);
 	if (insert) {
-		icrc = hfi_icrc_compute(c->data, len);
-		memcpy(c->data + hfi_icrc_offset(len), &icrc, sizeof(icrc));
+		/* The CRC folded as the bytes are copied, each read once. */
+		uint32_t at = (uint32_t)hfi_icrc_offset(len);
+
+		icrc = hfi_crc32_final(frags_copy(fr, 0, len, c->data, HFI_CRC32_INIT, at));
+		memcpy(c->data + at, &icrc, sizeof(icrc));
+	} else {
+		frags_copy(fr, 0, len, c->data, 0, 0);
 	}
 	if ((pbc & PBC_TEST_BAD_ICRC) || take_fault(&sw->fault_icrc))
 		icrc_corrupt(c->data, len, false);
