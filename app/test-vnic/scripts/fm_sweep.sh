@@ -258,12 +258,17 @@ wait_for() {
 }
 # forward FROM TO: 256 frames (8 bursts of 32) from testpmd FROM to TO's MAC, all received
 forward() {
-	local from=$1 to=$2 lid mac k kf t r
+	local from=$1 to=$2 lid mac k kf ks t r
 	eval "lid=\$lid$to"
 	mac=$(vnic_mac 1 $((lid)))
 	k=$(grep -c "Forward statistics for port" "$tmp/tp$to.out")
 	kf=$(grep -c "Forward statistics for port" "$tmp/tp$from.out")
+	ks=$(grep -c "packet forwarding.* packets/burst=" "$tmp/tp$to.out")
 	tp "$to" "set fwd rxonly" "clear port stats 0" "start"
+	# The receiver's start flushes its queues, then prints its burst settings: frames
+	# sent before that would be counted by the port and flushed, not forwarded.
+	wait_for "$tmp/tp$to.out" $((ks + 1)) "packet forwarding.* packets/burst=" ||
+		bad "testpmd $to did not start forwarding"
 	tp "$from" "set fwd rxonly" "set eth-peer 0 $mac" "start tx_first 8"
 	# until the receiver counted them all (10 s at most: a loaded machine is slow)
 	for i in $(seq 50); do
