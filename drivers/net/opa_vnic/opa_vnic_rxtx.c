@@ -669,15 +669,16 @@ tx_accept(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_mbuf
 		st->drop_state++;
 		return false;
 	}
-	if (likely(opa_vnic_tx_decide_fast(&s->tx, s->mac, frame, avail, len,
-					   (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH) ?
-					   &m->hash.rss : NULL, d, &t->vlan)))
-		goto decided;
 	/* Headers split over segments (a short first one): decided on a copy of them. */
 	if (unlikely(avail < OPA_VNIC_TX_PEEK && len > avail)) {
 		avail = RTE_MIN(len, (uint32_t)OPA_VNIC_TX_PEEK);
 		frame = rte_pktmbuf_read(m, 0, avail, peek_buf);
 	}
+	/* The same bytes as the reference below: a frame decides alike however it is cut. */
+	if (likely(opa_vnic_tx_decide_fast(&s->tx, s->mac, frame, avail, len,
+					   (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH) ?
+					   &m->hash.rss : NULL, d, &t->vlan)))
+		goto decided;
 	err = opa_vnic_tx_decide(&s->tx, s->mac, frame, avail, len,
 				 (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH) ? m->hash.rss :
 				 opa_vnic_flow_hash(frame, avail), d);
