@@ -63,6 +63,48 @@ frame_ptype(const uint8_t *frame)
 }
 
 /*
+ * Stage 2's checks of a frame whose P_Key and vport state passed, in the
+ * kernel's order: rx_packets/bytes/size, oversize and runt, the classes,
+ * the MAC filter. mac_ok (or NULL): the destination key the filter
+ * accepted last in this burst, 0 for none; a burst's frames mostly share
+ * it. False when the frame was counted as dropped.
+ */
+static __rte_always_inline bool
+rx_frame_ok(struct opa_vnic_rxq_stats *st, uint32_t max_len, bool promisc,
+	    const struct opa_vnic_snap *s, const uint8_t *frame, uint32_t len,
+	    struct opa_vnic_burst_acc *acc, uint64_t *mac_ok)
+{
+	opa_vnic_acc_kernel(acc, len);
+	if (unlikely(len > max_len)) {
+		st->oversize++;
+		st->errors++;
+		return false;
+	}
+	if (unlikely(len < OPA_VNIC_MIN_FRAME_LEN)) {
+		st->runt++;
+		st->errors++;
+		return false;
+	}
+	opa_vnic_acc_class(acc, frame, len);
+	if (promisc)
+		return true;
+	if (mac_ok != NULL) {
+		uint64_t key = opa_vnic_rx_mac_key(frame, frame[0] & 1);
+
+		if (key == *mac_ok)
+			return true;
+		if (mac_accept(s, frame)) {
+			*mac_ok = key;
+			return true;
+		}
+	} else if (mac_accept(s, frame)) {
+		return true;
+	}
+	st->mac_filtered++;
+	return false;
+}
+
+/*
  * Stage 2 for an mbuf holding a decapsulated frame whose 16B header carried
  * pkey. In the kernel's order: drop state, then rx_packets/bytes/size, then
  * oversize and runt (spec §3.8). Returns true when the mbuf is for the
@@ -86,22 +128,9 @@ rx_deliver(struct opa_vnic_rxq *q, const struct opa_vnic_snap *s, struct rte_mbu
 		st->errors++;
 		return false;
 	}
-	opa_vnic_acc_kernel(acc, len);
-	if (unlikely(len > s->mtu + OPA_VNIC_VLAN_ETH_HLEN)) {
-		st->oversize++;
-		st->errors++;
+	if (!rx_frame_ok(st, s->mtu + OPA_VNIC_VLAN_ETH_HLEN, s->promisc, s, frame, len, acc,
+			 NULL))
 		return false;
-	}
-	if (unlikely(len < OPA_VNIC_MIN_FRAME_LEN)) {
-		st->runt++;
-		st->errors++;
-		return false;
-	}
-	opa_vnic_acc_class(acc, frame, len);
-	if (!s->promisc && !mac_accept(s, frame)) {
-		st->mac_filtered++;
-		return false;
-	}
 	m->port = q->port_id;
 	m->packet_type = frame_ptype(frame);
 	m->hash.usr = 0;
@@ -340,9 +369,8 @@ rx_batch_local(struct opa_vnic_rxq *q, const struct opa_vnic_snap *s,
 /*
  * A batch rx_batch_local() accepted: each frame copied into an mbuf of q->mc
  * and through stage 2 as rx_deliver() takes it (the P_Key and the state
- * were checked for the batch), in the same order and with the same counts.
- * The destination the MAC filter accepted last is remembered: a burst's
- * frames mostly share it. Returns the mbufs stored in out[].
+ * were checked for the batch: rx_frame_ok() is the rest), remembering the
+ * destination the MAC filter accepted last. Returns the mbufs stored in out[].
  */
 static inline uint16_t
 rx_batch_copy(struct opa_vnic_rxq *q, const struct opa_vnic_snap *s, struct opa_vnic_egr *e,
@@ -373,31 +401,9 @@ rx_batch_copy(struct opa_vnic_rxq *q, const struct opa_vnic_snap *s, struct opa_
 		rx_copy(rte_pktmbuf_mtod(m, void *), frame, len);
 		m->data_len = (uint16_t)len;
 		m->pkt_len = len;
-		opa_vnic_acc_kernel(acc, len);
-		if (unlikely(len > max_len)) {
-			st->oversize++;
-			st->errors++;
+		if (!rx_frame_ok(st, max_len, promisc, s, frame, len, acc, &mac_ok)) {
 			drop[nd++] = m;
 			continue;
-		}
-		if (unlikely(len < OPA_VNIC_MIN_FRAME_LEN)) {
-			st->runt++;
-			st->errors++;
-			drop[nd++] = m;
-			continue;
-		}
-		opa_vnic_acc_class(acc, frame, len);
-		if (!promisc) {
-			uint64_t key = opa_vnic_rx_mac_key(frame, frame[0] & 1);
-
-			if (key != mac_ok) {
-				if (!mac_accept(s, frame)) {
-					st->mac_filtered++;
-					drop[nd++] = m;
-					continue;
-				}
-				mac_ok = key;
-			}
 		}
 		m->packet_type = frame_ptype(frame);
 		m->hash.usr = 0;
