@@ -215,9 +215,10 @@ crc32_wide(uint32_t crc, const uint8_t *p, size_t len,
 }
 
 /*
- * The same while copying: the fold stores what it loads, the last 0-15
- * bytes are copied, then finished from the copy (the shifted load reads
- * the 16 bytes before the end, all in dst by then).
+ * The same while copying, for len >= HFI_CRC32_COPY_FOLD_MIN (at least the
+ * 64 bytes a wide fold takes): the fold stores what it loads, the last
+ * 0-15 bytes are copied, then finished from the copy (the shifted load
+ * reads the 16 bytes before the end, all in dst by then).
  */
 __attribute__((target("pclmul,sse4.1")))
 static inline uint32_t
@@ -227,10 +228,6 @@ crc32_wide_copy(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len,
 	size_t n = len & ~(size_t)15;
 	__m128i x;
 
-	if (len < 64) {
-		memcpy(dst, p, len);
-		return crc32_pclmul(crc, dst, len);
-	}
 	x = fold(crc, dst, p, len);
 	memcpy(dst + n, p + n, len - n);
 	return crc32_finish(x, dst + n, len - n);
@@ -286,6 +283,7 @@ typedef uint32_t (*crc32_copy_fn)(uint32_t crc, uint8_t *dst, const uint8_t *p, 
  * (`perf`'s icrc_copy row against memcpy + icrc).
  */
 #define HFI_CRC32_COPY_FOLD_MIN	256
+_Static_assert(HFI_CRC32_COPY_FOLD_MIN >= 64, "crc32_wide_copy() folds 64 bytes and more");
 
 struct crc32_impl {
 	const char *name;
