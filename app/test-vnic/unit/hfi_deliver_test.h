@@ -285,4 +285,18 @@ receive_faults(struct run *r, uint8_t *stray)
 	harness_port_enable(r->b, 0);
 }
 
+/* The two runs' receive logs byte for byte; the first difference is printed. */
+static void
+assert_logs_equal(const struct run *on, const struct run *off)
+{
+	size_t i;
+
+	assert_int_equal(on->log.n, off->log.n);
+	for (i = 0; i < on->log.n && on->log.b[i] == off->log.b[i]; i++)
+		;
+	if (i != on->log.n)
+		print_error("first difference at byte %zu of %zu\n", i, on->log.n);
+	assert_int_equal(i, on->log.n);
+}
+
 #endif /* HFI_DELIVER_TEST_H */
