@@ -171,6 +171,7 @@ child(int go, int done, bool rewind)
 	struct hfi_dev *dev;
 	struct fab_cell *c;
 	uint8_t frame[TEST_FRAME_LEN];
+	uint8_t *data;
 	uint64_t pos;
 	uint32_t i;
 	int slot;
@@ -188,7 +189,7 @@ child(int go, int done, bool rewind)
 	while (hfi_sdma_in_flight(tx.sdma) > 0)
 		harness_txq_reap(&tx);
 	slot = __builtin_ctzll(fab_route(hfi_dev_fabric(dev), 0, 1));
-	c = fab_data_claim(hfi_dev_fabric(dev), slot, &pos);
+	c = fab_data_claim(hfi_dev_fabric(dev), slot, sizeof(frame), &pos, &data);
 	if (c == NULL)
 		_exit(3);
 	if (rewind)

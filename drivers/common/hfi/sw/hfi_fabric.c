@@ -141,11 +141,13 @@ fab_set_bases(struct hfi_fabric *fab)
 {
 	struct fab_hdr *h = fab->hdr;
 
-	fab->data_stride = FAB_CELL_HDR + FAB_DATA_PAYLOAD;
+	fab->data_stride = FAB_CELL_HDR;
 	fab->mad_stride = FAB_CELL_HDR + FAB_MAD_PAYLOAD;
 	fab->data_base = (uint8_t *)h + hdr_bytes();
-	fab->mad_base = fab->data_base +
-			(size_t)h->cfg.max_ports * h->cfg.data_cells * fab->data_stride;
+	fab->unit_base = fab->data_base +
+			 (size_t)h->cfg.max_ports * h->cfg.data_cells * fab->data_stride;
+	fab->mad_base = fab->unit_base +
+			(size_t)h->cfg.max_ports * h->cfg.data_cells * FAB_DATA_PAYLOAD;
 }
 
 /* Fill a zeroed header; `ready` is published last. */
@@ -943,33 +945,220 @@ port_mad_cells(struct hfi_fabric *fab, int slot)
 	return fab->mad_base + (size_t)slot * fab->hdr->cfg.mad_cells * fab->mad_stride;
 }
 
-struct fab_cell *
-fab_data_claim(struct hfi_fabric *fab, int slot, uint64_t *pos)
+/*
+ * ---- data rings: descriptors, and packets in payload units ----
+ *
+ * A descriptor's state is lap:24 | end:22 | phase:2 | owner:16, end being
+ * where its packet's units end (an absolute unit position, its low 22
+ * bits). Positions of descriptors and units only grow. A packet's units
+ * follow the previous packet's, or start the payload ring over when they
+ * would run past its end, so that every packet is contiguous. Laps are
+ * compared modulo 2^24: a descriptor is never more than one lap behind.
+ */
+#define DST_LAP_SHIFT		40
+#define DST_LAP_BITS		24
+#define DST_END_SHIFT		18
+#define DST_END_MASK		((UINT64_C(1) << 22) - 1)
+
+static inline uint64_t
+dst_make(uint64_t lap, uint64_t end, enum fab_cell_phase phase, uint16_t owner)
 {
-	return ring_claim(&fab_port(fab, slot)->data, port_data_cells(fab, slot),
-			  fab->hdr->cfg.data_cells, fab->data_stride, fab->owner, pos);
+	return lap << DST_LAP_SHIFT | (end & DST_END_MASK) << DST_END_SHIFT |
+	       (uint64_t)phase << 16 | owner;
+}
+
+/* The lap stamped in st minus lap, modulo 2^24: 0 this lap, -1 the one before, +1 the next. */
+static inline int32_t
+dst_lap_diff(uint64_t st, uint64_t lap)
+{
+	return (int32_t)((uint32_t)((st >> DST_LAP_SHIFT) - lap) << (32 - DST_LAP_BITS)) >>
+	       (32 - DST_LAP_BITS);
+}
+
+static inline enum fab_cell_phase
+dst_phase(uint64_t st)
+{
+	return (enum fab_cell_phase)((st >> 16) & 3);
+}
+
+/* The absolute unit position whose low bits st records, from one at most 2^22 before it. */
+static inline uint64_t
+dst_end(uint64_t st, uint64_t from)
+{
+	return from + (((st >> DST_END_SHIFT) - from) & DST_END_MASK);
+}
+
+static inline uint32_t
+pkt_units(uint32_t len)
+{
+	return (len + FAB_UNIT - 1) / FAB_UNIT;
+}
+
+static inline uint64_t
+port_units(struct hfi_fabric *fab)
+{
+	return (uint64_t)fab->hdr->cfg.data_cells * FAB_PKT_UNITS_MAX;
+}
+
+static inline uint8_t *
+unit_at(struct hfi_fabric *fab, int slot, uint64_t upos)
+{
+	uint64_t n = port_units(fab);
+
+	return fab->unit_base + ((uint64_t)slot * n + (upos & (n - 1))) * FAB_UNIT;
+}
+
+/*
+ * Where the packet claimed at descriptor position pos - 1 ends, read from
+ * its descriptor (false: that descriptor has moved on, so enq was read
+ * stale). udeq, read before, is at most that end.
+ */
+static bool
+prev_end(uint8_t *cells, uint32_t ncells, uint64_t pos, uint64_t udeq, uint64_t *end)
+{
+	struct fab_cell *p;
+	uint64_t st;
+	int32_t d;
+
+	if (pos == 0) {
+		*end = 0;
+		return true;
+	}
+	p = cell_at(cells, FAB_CELL_HDR, (pos - 1) & (ncells - 1));
+	st = atomic_load_explicit(&p->state, memory_order_acquire);
+	d = dst_lap_diff(st, (pos - 1) >> log2u(ncells));
+	/* Claimed or full in its lap, or freed for the next: either way its end is there. */
+	if (!(dst_phase(st) == CELL_FREE ? d == 1 : d == 0))
+		return false;
+	*end = dst_end(st, udeq);
+	return true;
+}
+
+struct fab_cell *
+fab_data_claim(struct hfi_fabric *fab, int slot, uint32_t len, uint64_t *pos_out,
+	       uint8_t **data)
+{
+	struct fab_ring *r = &fab_port(fab, slot)->data;
+	uint8_t *cells = port_data_cells(fab, slot);
+	uint32_t ncells = fab->hdr->cfg.data_cells;
+	unsigned int shift = log2u(ncells);
+	uint64_t nunits = port_units(fab);
+	uint64_t n = pkt_units(len);
+
+	for (;;) {
+		uint64_t pos = atomic_load_explicit(&r->enq, memory_order_acquire);
+		struct fab_cell *c = cell_at(cells, FAB_CELL_HDR, pos & (ncells - 1));
+		uint64_t lap = pos >> shift;
+		uint64_t st = atomic_load_explicit(&c->state, memory_order_acquire);
+		int32_t d = dst_lap_diff(st, lap);
+		uint64_t udeq, start, expect = pos;
+
+		if (d == 0 && dst_phase(st) == CELL_FREE) {
+			udeq = atomic_load_explicit(&r->udeq, memory_order_acquire);
+			if (!prev_end(cells, ncells, pos, udeq, &start))
+				continue;
+			if ((start & (nunits - 1)) + n > nunits)
+				start = (start | (nunits - 1)) + 1;	/* from the ring's start */
+			if (start + n - udeq > nunits)
+				return NULL;	/* the units are full */
+			if (!atomic_compare_exchange_strong(&c->state, &st,
+							    dst_make(lap, start + n, CELL_CLAIMED,
+								     fab->owner)))
+				continue;
+			atomic_compare_exchange_strong(&r->enq, &expect, pos + 1);
+			*pos_out = pos;
+			*data = unit_at(fab, slot, start);
+			return c;
+		}
+		if (d < 0)
+			return NULL;	/* still holds the previous lap: full */
+		/*
+		 * Claimed this lap, or freed for the next (consumed, or skipped
+		 * because its claimer died before moving the position on): help
+		 * the position along.
+		 */
+		atomic_compare_exchange_strong(&r->enq, &expect, pos + 1);
+	}
 }
 
 void
 fab_data_commit(struct hfi_fabric *fab, struct fab_cell *c, uint64_t pos)
 {
-	ring_commit(c, pos, fab->hdr->cfg.data_cells);
+	uint64_t st = atomic_load_explicit(&c->state, memory_order_relaxed);
+
+	atomic_store_explicit(&c->state, (st & ~(UINT64_C(3) << 16 | 0xffff)) |
+					 (uint64_t)CELL_FULL << 16,
+			      memory_order_release);
+	(void)fab;
+	(void)pos;
+}
+
+/* Free descriptor pos and the units up to end. */
+static void
+data_free(struct fab_ring *r, struct fab_cell *c, uint64_t pos, unsigned int shift,
+	  uint64_t end)
+{
+	atomic_store_explicit(&c->state, dst_make((pos >> shift) + 1, end, CELL_FREE, 0),
+			      memory_order_release);
+	atomic_store_explicit(&r->udeq, end, memory_order_release);
+	atomic_store_explicit(&r->deq, pos + 1, memory_order_release);
+}
+
+/*
+ * The oldest full descriptor and its bytes; claims of dead processes are
+ * freed and counted, as are descriptors whose length does not fit the
+ * units they claimed (only a broken writer leaves one).
+ */
+static struct fab_cell *
+data_peek(struct hfi_fabric *fab, int slot, uint64_t *pos_out, uint8_t **data)
+{
+	struct fab_port *port = fab_port(fab, slot);
+	struct fab_ring *r = &port->data;
+	uint8_t *cells = port_data_cells(fab, slot);
+	uint32_t ncells = fab->hdr->cfg.data_cells;
+	unsigned int shift = log2u(ncells);
+
+	for (;;) {
+		uint64_t pos = atomic_load_explicit(&r->deq, memory_order_relaxed);
+		uint64_t udeq = atomic_load_explicit(&r->udeq, memory_order_relaxed);
+		struct fab_cell *c = cell_at(cells, FAB_CELL_HDR, pos & (ncells - 1));
+		uint64_t st = atomic_load_explicit(&c->state, memory_order_acquire);
+		uint64_t end;
+
+		if (dst_lap_diff(st, pos >> shift) != 0 || dst_phase(st) == CELL_FREE)
+			return NULL;
+		end = dst_end(st, udeq);
+		if (dst_phase(st) == CELL_FULL) {
+			uint64_t n = pkt_units(c->len);
+
+			if (c->len <= FAB_DATA_PAYLOAD && n <= end - udeq &&
+			    end - udeq <= port_units(fab)) {
+				*pos_out = pos;
+				*data = unit_at(fab, slot, end - n);
+				return c;
+			}
+		} else if (!claim_abandoned(fab, &fab->stuck[slot][0], pos, (uint16_t)st)) {
+			return NULL;
+		}
+		data_free(r, c, pos, shift, end);
+		fab_count(port, FAB_CTR_DROP(HFI_DROP_DEAD_SENDER), 1);
+	}
 }
 
 struct fab_cell *
-fab_data_peek(struct hfi_fabric *fab, int slot, uint64_t *pos)
+fab_data_peek(struct hfi_fabric *fab, int slot, uint64_t *pos, uint8_t **data)
 {
-	struct fab_port *port = fab_port(fab, slot);
-
-	return ring_peek(fab, port, &port->data, port_data_cells(fab, slot),
-			 fab->hdr->cfg.data_cells, fab->data_stride, &fab->stuck[slot][0], pos,
-			 FAB_CTR_DROP(HFI_DROP_DEAD_SENDER));
+	return data_peek(fab, slot, pos, data);
 }
 
 void
 fab_data_pop(struct hfi_fabric *fab, int slot, struct fab_cell *c, uint64_t pos)
 {
-	ring_pop(&fab_port(fab, slot)->data, c, pos, fab->hdr->cfg.data_cells);
+	struct fab_ring *r = &fab_port(fab, slot)->data;
+	uint64_t st = atomic_load_explicit(&c->state, memory_order_relaxed);
+
+	data_free(r, c, pos, log2u(fab->hdr->cfg.data_cells),
+		  dst_end(st, atomic_load_explicit(&r->udeq, memory_order_relaxed)));
 }
 
 /*
@@ -980,19 +1169,17 @@ fab_data_pop(struct hfi_fabric *fab, int slot, struct fab_cell *c, uint64_t pos)
 static void
 flush_data_locked(struct hfi_fabric *fab, int slot)
 {
-	struct fab_port *port = fab_port(fab, slot);
 	struct fab_cell *c;
+	uint8_t *data;
 	uint64_t pos;
 
-	while ((c = ring_peek(fab, port, &port->data, port_data_cells(fab, slot),
-			      fab->hdr->cfg.data_cells, fab->data_stride, &fab->stuck[slot][0],
-			      &pos, FAB_CTR_DROP(HFI_DROP_DEAD_SENDER))) != NULL) {
+	while ((c = data_peek(fab, slot, &pos, &data)) != NULL) {
 		int from = fab_slot_of_lid(fab, c->src_lid);
 
 		if (from >= 0 && from != slot)
 			fab_count_drop_pkt(fab_port(fab, from)->ctr, HFI_DROP_RECEIVER_GONE,
 					   c->flags);
-		ring_pop(&port->data, c, pos, fab->hdr->cfg.data_cells);
+		fab_data_pop(fab, slot, c, pos);
 	}
 }
 
@@ -1259,6 +1446,7 @@ push_data(struct hfi_fabric *fab, struct fab_src src, const uint32_t *icrc, uint
 		uint64_t bit = UINT64_C(1) << i;
 		struct fab_port *dst = fab_port(fab, i);
 		struct fab_cell *c;
+		uint8_t *data;
 		uint64_t pos;
 
 		t &= ~bit;
@@ -1270,7 +1458,7 @@ push_data(struct hfi_fabric *fab, struct fab_src src, const uint32_t *icrc, uint
 			/* Nothing drains a management port's data ring: refuse at the door. */
 			fab_count_drop_pkt(dst->ctr, HFI_DROP_PORT_DISABLED, flags);
 		} else {
-			c = fab_data_claim(fab, i, &pos);
+			c = fab_data_claim(fab, i, len, &pos, &data);
 			if (c == NULL)
 				continue;	/* full: stays in *targets */
 			c->len = len;
@@ -1280,7 +1468,7 @@ push_data(struct hfi_fabric *fab, struct fab_src src, const uint32_t *icrc, uint
 				c->icrc = *icrc;
 				c->flags |= FAB_PKT_ICRC;
 			}
-			memcpy(c->data, pkt, len);
+			memcpy(data, pkt, len);
 			fab_data_commit(fab, c, pos);
 		}
 		if (flags & FAB_PKT_INJECTED) {
@@ -1322,9 +1510,10 @@ fab_push_data_acc(struct hfi_fabric *fab, int src_slot, struct fab_tx_acc *acc,
 }
 
 struct fab_cell *
-fab_push_cell_claim(struct hfi_fabric *fab, int src_slot, int slot, uint32_t len, uint64_t *pos)
+fab_push_cell_claim(struct hfi_fabric *fab, int src_slot, int slot, uint32_t len, uint64_t *pos,
+		    uint8_t **data)
 {
-	struct fab_cell *c = fab_data_claim(fab, slot, pos);
+	struct fab_cell *c = fab_data_claim(fab, slot, len, pos, data);
 
 	if (c == NULL)
 		return NULL;

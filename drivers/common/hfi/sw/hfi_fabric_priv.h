@@ -15,6 +15,13 @@
  * one compare-and-swap that also records which process claimed it, so a
  * consumer that finds a cell claimed by a dead process can skip it, and no
  * other producer ever waits for it.
+ *
+ * A data ring's cells are 64-byte descriptors; the packets themselves lie
+ * in the port's payload ring, in 64-byte units, one after the other: a
+ * packet takes the units its length needs, not a cell of the largest size.
+ * The claim's compare-and-swap also records where the packet's units end,
+ * so the next producer knows where its own begin and a consumer can free
+ * a dead claimer's units without it.
  */
 
 #include <stdatomic.h>
@@ -30,15 +37,18 @@
 
 #define FAB_MAGIC		UINT64_C(0x4346424641504f31)	/* "1OPAFBFC" */
 /*
- * 10: the dest_link_down and dest_not_active drop counters; 9: the receiver_gone
+ * 11: packets in payload units behind 64-byte descriptors; 10: the dest_link_down and dest_not_active drop counters; 9: the receiver_gone
  * drop counter; 8: management ports' P_Keys and the switch
  * congestion setting; 6: MFT of 8192 entries; 5: the switch of sm_managed fabrics
  */
-#define FAB_VERSION		10
+#define FAB_VERSION		11
 #define FAB_MAX_PROCS		64
 #define FAB_CELL_HDR		64
 #define FAB_DATA_PAYLOAD	16384
 #define FAB_MAD_PAYLOAD		HFI_MAD_SIZE
+/* A data ring's payload: data_cells packets of the largest size, in units. */
+#define FAB_UNIT		64
+#define FAB_PKT_UNITS_MAX	(FAB_DATA_PAYLOAD / FAB_UNIT)
 #define FAB_NAME_MAX		48
 #define FAB_WAKE_NAME_MAX	80
 #define FAB_GUID_BASE		UINT64_C(0x5357000000000000)	/* "SW", then the first LID */
@@ -50,7 +60,11 @@ enum fab_cell_phase {
 };
 
 struct fab_cell {
-	_Atomic uint64_t state;		/* position << 24 | phase << 16 | owner */
+	/*
+	 * MAD cells: lap << 24 | phase << 16 | owner; data descriptors: lap << 40 |
+	 * end of the packet's units << 18 | phase << 16 | owner
+	 */
+	_Atomic uint64_t state;
 	uint32_t len;
 	uint32_t src_lid;
 	/* MADs (data cells use only flags: FAB_PKT_*) */
@@ -62,12 +76,13 @@ struct fab_cell {
 	uint8_t flags;
 	uint32_t icrc;			/* with FAB_PKT_ICRC: the ICRC the sender computed */
 	uint8_t pad[FAB_CELL_HDR - 36];
-	uint8_t data[];
+	uint8_t data[];			/* MAD cells only: a data packet's is in its units */
 };
 
 struct fab_ring {
 	_Atomic uint64_t enq __attribute__((aligned(64)));
 	_Atomic uint64_t deq __attribute__((aligned(64)));
+	_Atomic uint64_t udeq;		/* data rings: payload units freed so far */
 };
 
 #define FAB_NCOUNTERS	(sizeof(struct hfi_port_counters) / sizeof(uint64_t))
@@ -150,7 +165,8 @@ struct hfi_fabric {
 	bool shm;
 	struct fab_hdr *hdr;
 	size_t size;
-	uint8_t *data_base;
+	uint8_t *data_base;		/* descriptors of the data rings */
+	uint8_t *unit_base;		/* their payload rings */
 	uint8_t *mad_base;
 	uint32_t data_stride;
 	uint32_t mad_stride;
@@ -422,21 +438,29 @@ void fab_push_data_acc(struct hfi_fabric *fab, int src_slot, struct fab_tx_acc *
  * The caller made push_data()'s door checks (a packet they would drop
  * takes fab_push_data_acc()), so the claim fails only when the ring is
  * full (NULL: nothing done). The caller writes the len bytes into
- * c->data, then commits: counted as sent in acc, with the ICRC the sender
+ * *data, then commits: counted as sent in acc, with the ICRC the sender
  * computed (NULL: none), as fab_push_data_acc() does. c must not be
  * touched after the commit.
  */
 struct fab_cell *fab_push_cell_claim(struct hfi_fabric *fab, int src_slot, int slot,
-				     uint32_t len, uint64_t *pos);
+				     uint32_t len, uint64_t *pos, uint8_t **data);
 void fab_push_cell_commit(struct hfi_fabric *fab, struct fab_tx_acc *acc, struct fab_cell *c,
 			  uint64_t pos, uint32_t len, const uint32_t *icrc);
 
-/* Claim a cell of a port's inbound packet ring (NULL: full), fill it, commit it. */
-struct fab_cell *fab_data_claim(struct hfi_fabric *fab, int slot, uint64_t *pos);
+/*
+ * Claim room for a packet of len bytes (at most FAB_DATA_PAYLOAD) in a
+ * port's inbound packet ring (NULL: full): its descriptor, and in *data its
+ * units. Fill them, then commit.
+ */
+struct fab_cell *fab_data_claim(struct hfi_fabric *fab, int slot, uint32_t len, uint64_t *pos,
+				uint8_t **data);
 void fab_data_commit(struct hfi_fabric *fab, struct fab_cell *c, uint64_t pos);
 
-/* Oldest complete inbound packet of a port, or NULL; skips cells of dead writers. */
-struct fab_cell *fab_data_peek(struct hfi_fabric *fab, int slot, uint64_t *pos);
+/*
+ * Oldest complete inbound packet of a port (its descriptor, its bytes in
+ * *data), or NULL; skips the claims of dead writers.
+ */
+struct fab_cell *fab_data_peek(struct hfi_fabric *fab, int slot, uint64_t *pos, uint8_t **data);
 void fab_data_pop(struct hfi_fabric *fab, int slot, struct fab_cell *c, uint64_t pos);
 
 int fab_push_mad(struct hfi_fabric *fab, int src_slot, const struct hfi_mad_addr *to,

@@ -1213,12 +1213,14 @@ rx_drain(struct hfi_sw *sw)
 {
 	struct fab_cell *c;
 	unsigned int n = 0;
+	uint8_t *data;
 	uint64_t pos;
 
 	if (!try_lock(&sw->port->drain_lock))
 		return 0;
-	while (n < SW_DRAIN_BUDGET && (c = fab_data_peek(sw->fab, sw->slot, &pos)) != NULL) {
-		if (rx_deliver(sw, c->data, c->len, c->flags,
+	while (n < SW_DRAIN_BUDGET &&
+	       (c = fab_data_peek(sw->fab, sw->slot, &pos, &data)) != NULL) {
+		if (rx_deliver(sw, data, c->len, c->flags,
 			       (c->flags & FAB_PKT_ICRC) ? &c->icrc : NULL,
 			       atomic_load_explicit(&sw->rcv_ctrl, memory_order_relaxed),
 			       NULL) == BLOCKED)
@@ -1413,26 +1415,27 @@ sdma_cell(struct hfi_sw *sw, struct sw_sdma *e, const struct sw_frags *fr, uint6
 	bool insert = (pbc & PBC_INSERT_BYPASS_ICRC) != 0;
 	uint32_t len = fr->total - PBC_SIZE, icrc = 0;
 	struct fab_cell *c;
+	uint8_t *data;
 	uint64_t pos;
 
 	if (!atomic_load_explicit(&sw->fab->cell_gather, memory_order_relaxed))
 		return 0;
 	/* As the staging path does: the receiver's run counts first. */
 	cut_release(e);
-	c = fab_push_cell_claim(sw->fab, sw->slot, slot, len, &pos);
+	c = fab_push_cell_claim(sw->fab, sw->slot, slot, len, &pos, &data);
 	if (c == NULL)
 		return 0;
 	if (insert) {
 		/* The CRC folded as the bytes are copied, each read once. */
 		uint32_t at = (uint32_t)hfi_icrc_offset(len);
 
-		icrc = hfi_crc32_final(frags_copy(fr, 0, len, c->data, HFI_CRC32_INIT, at));
-		memcpy(c->data + at, &icrc, sizeof(icrc));
+		icrc = hfi_crc32_final(frags_copy(fr, 0, len, data, HFI_CRC32_INIT, at));
+		memcpy(data + at, &icrc, sizeof(icrc));
 	} else {
-		frags_copy(fr, 0, len, c->data, 0, 0);
+		frags_copy(fr, 0, len, data, 0, 0);
 	}
 	if ((pbc & PBC_TEST_BAD_ICRC) || take_fault(&sw->fault_icrc))
-		icrc_corrupt(c->data, len, false);
+		icrc_corrupt(data, len, false);
 	fab_push_cell_commit(sw->fab, &e->tx_acc, c, pos, len, insert ? &icrc : NULL);
 	e->cell_gathered++;
 	return 1;
