@@ -40,7 +40,7 @@ fabric_usage(FILE *out)
 		"usage: dpdk-test-vnic fabric <subcommand> ...\n"
 		"  create shm:NAME [--ports N] [--cells N] [--hoq-ms N] [--sm-managed]\n"
 		"                  create a shared fabric that stays until destroyed\n"
-		"                  (N ports 2..64 [16], N inbound slots per port 16..4096 [128],\n"
+		"                  (N ports 2..64 [16], N inbound packets per port 16..4096 [128],\n"
 		"                  head-of-queue lifetime in ms [1000]; --sm-managed: a subnet\n"
 		"                  manager brings host ports from Init to Active, not the fabric)\n"
 		"  destroy shm:NAME  remove a shared fabric's name\n"

@@ -46,6 +46,7 @@ uint32_t hfi_crc32_update_portable(uint32_t state, const void *buf, size_t len);
 
 #define PERF_MAX_SIZES		8
 #define PERF_BATCH		32	/* packets per software-HFI round trip */
+#define PERF_DEEP		256	/* packets waiting at once: a default fabric ring's worth */
 #define PERF_RUNS		9
 #define PERF_RUN_MS		20
 #define PERF_QUICK_RUNS		3
@@ -291,6 +292,44 @@ sw_hfi_ring_with(struct perf_data *d, uint64_t n, bool gather)
 	return ns;
 }
 
+/*
+ * PERF_DEEP packets through the receiver's fabric ring at once: bursts of
+ * PERF_BATCH sent until the ring holds a default ring's worth, then all
+ * received. The ring's footprint shows here: the packets the receiver
+ * copies out were written a whole ring earlier.
+ */
+static inline uint64_t
+sw_hfi_deep_once(struct perf_data *d)
+{
+	uint64_t errors = 0, reaped = 0;
+	unsigned int b, k, got = 0, polls = 0;
+
+	for (b = 0; b < PERF_DEEP / PERF_BATCH; b++) {
+		for (k = 0; k < PERF_BATCH; k++)
+			if (harness_txq_post(&d->txq, &d->hdr, d->frame, d->frame_len) != 0)
+				return PERF_FAILED;
+		harness_txq_kick(&d->txq);
+		reaped += harness_txq_reap(&d->txq);
+	}
+	while (got < PERF_DEEP && polls++ < 4 * PERF_DEEP)
+		got += harness_rxq_poll(&d->rxq, PERF_DEEP - got, sw_hfi_rx, &errors);
+	if (got != PERF_DEEP || errors != 0)
+		return PERF_FAILED;
+	return reaped;
+}
+
+static uint64_t
+sw_hfi_ring_deep_run(struct perf_data *d, uint64_t n)
+{
+	struct hfi_fabric *fab = hfi_dev_fabric(d->hfi_a);
+	uint64_t ns;
+
+	hfi_fabric_set_cut_through(fab, false);
+	ns = perf_loop(d, n, PERF_DEEP, sw_hfi_deep_once);
+	hfi_fabric_set_cut_through(fab, true);
+	return ns;
+}
+
 static uint64_t
 sw_hfi_ring_run(struct perf_data *d, uint64_t n)
 {
@@ -321,6 +360,7 @@ static const struct perf_op perf_ops[] = {
 	{ "sw_hfi_shared_eng", sw_hfi_shared_run, PERF_HFI_MAX_FRAME, PERF_BATCH },
 	{ "sw_hfi_ring", sw_hfi_ring_run, PERF_HFI_MAX_FRAME, PERF_BATCH },
 	{ "sw_hfi_ring_staged", sw_hfi_ring_staged_run, PERF_HFI_MAX_FRAME, PERF_BATCH },
+	{ "sw_hfi_ring_deep", sw_hfi_ring_deep_run, PERF_HFI_MAX_FRAME, PERF_DEEP },
 };
 #define PERF_OP_DEDICATED	6	/* sw_hfi_roundtrip */
 #define PERF_OP_SHARED		7

@@ -31,7 +31,12 @@ struct hfi_fabric;
 
 struct hfi_fabric_config {
 	unsigned int max_ports;		/* 2..64 */
-	unsigned int data_cells;	/* inbound packet slots per port: power of two, 16..4096 */
+	/*
+	 * Inbound packets per port: power of two, 16..4096; the port's
+	 * payload ring holds that many of the largest (16 KiB), short ones
+	 * take only the 64-byte units they need.
+	 */
+	unsigned int data_cells;
 	unsigned int mad_cells;		/* inbound MAD slots per port: power of two, 4..1024 */
 	unsigned int hoq_life_ms;	/* a back-pressured packet is dropped after this long */
 	/*
