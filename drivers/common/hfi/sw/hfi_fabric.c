@@ -142,6 +142,9 @@ fab_set_bases(struct hfi_fabric *fab)
 	struct fab_hdr *h = fab->hdr;
 
 	fab->data_stride = FAB_CELL_HDR;
+	fab->data_cells = h->cfg.data_cells;
+	fab->data_shift = log2u(h->cfg.data_cells);
+	fab->port_units = (uint64_t)h->cfg.data_cells * FAB_PKT_UNITS_MAX;
 	fab->mad_stride = FAB_CELL_HDR + FAB_MAD_PAYLOAD;
 	fab->data_base = (uint8_t *)h + hdr_bytes();
 	fab->unit_base = fab->data_base +
@@ -936,7 +939,7 @@ ring_pop(struct fab_ring *r, struct fab_cell *c, uint64_t pos, uint32_t ncells)
 static uint8_t *
 port_data_cells(struct hfi_fabric *fab, int slot)
 {
-	return fab->data_base + (size_t)slot * fab->hdr->cfg.data_cells * fab->data_stride;
+	return fab->data_base + ((size_t)slot << fab->data_shift) * FAB_CELL_HDR;
 }
 
 static uint8_t *
@@ -994,16 +997,10 @@ pkt_units(uint32_t len)
 	return (len + FAB_UNIT - 1) / FAB_UNIT;
 }
 
-static inline uint64_t
-port_units(struct hfi_fabric *fab)
-{
-	return (uint64_t)fab->hdr->cfg.data_cells * FAB_PKT_UNITS_MAX;
-}
-
 static inline uint8_t *
 unit_at(struct hfi_fabric *fab, int slot, uint64_t upos)
 {
-	uint64_t n = port_units(fab);
+	uint64_t n = fab->port_units;
 
 	return fab->unit_base + ((uint64_t)slot * n + (upos & (n - 1))) * FAB_UNIT;
 }
@@ -1013,8 +1010,9 @@ unit_at(struct hfi_fabric *fab, int slot, uint64_t upos)
  * its descriptor (false: that descriptor has moved on, so enq was read
  * stale). udeq, read before, is at most that end.
  */
-static bool
-prev_end(uint8_t *cells, uint32_t ncells, uint64_t pos, uint64_t udeq, uint64_t *end)
+static inline bool
+prev_end(uint8_t *cells, uint32_t ncells, unsigned int shift, uint64_t pos, uint64_t udeq,
+	 uint64_t *end)
 {
 	struct fab_cell *p;
 	uint64_t st;
@@ -1026,7 +1024,7 @@ prev_end(uint8_t *cells, uint32_t ncells, uint64_t pos, uint64_t udeq, uint64_t 
 	}
 	p = cell_at(cells, FAB_CELL_HDR, (pos - 1) & (ncells - 1));
 	st = atomic_load_explicit(&p->state, memory_order_acquire);
-	d = dst_lap_diff(st, (pos - 1) >> log2u(ncells));
+	d = dst_lap_diff(st, (pos - 1) >> shift);
 	/* Claimed or full in its lap, or freed for the next: either way its end is there. */
 	if (!(dst_phase(st) == CELL_FREE ? d == 1 : d == 0))
 		return false;
@@ -1040,9 +1038,9 @@ fab_data_claim(struct hfi_fabric *fab, int slot, uint32_t len, uint64_t *pos_out
 {
 	struct fab_ring *r = &fab_port(fab, slot)->data;
 	uint8_t *cells = port_data_cells(fab, slot);
-	uint32_t ncells = fab->hdr->cfg.data_cells;
-	unsigned int shift = log2u(ncells);
-	uint64_t nunits = port_units(fab);
+	uint32_t ncells = fab->data_cells;
+	unsigned int shift = fab->data_shift;
+	uint64_t nunits = fab->port_units;
 	uint64_t n = pkt_units(len);
 
 	for (;;) {
@@ -1055,7 +1053,7 @@ fab_data_claim(struct hfi_fabric *fab, int slot, uint32_t len, uint64_t *pos_out
 
 		if (d == 0 && dst_phase(st) == CELL_FREE) {
 			udeq = atomic_load_explicit(&r->udeq, memory_order_acquire);
-			if (!prev_end(cells, ncells, pos, udeq, &start))
+			if (!prev_end(cells, ncells, shift, pos, udeq, &start))
 				continue;
 			if ((start & (nunits - 1)) + n > nunits)
 				start = (start | (nunits - 1)) + 1;	/* from the ring's start */
@@ -1115,8 +1113,8 @@ data_peek(struct hfi_fabric *fab, int slot, uint64_t *pos_out, uint8_t **data)
 	struct fab_port *port = fab_port(fab, slot);
 	struct fab_ring *r = &port->data;
 	uint8_t *cells = port_data_cells(fab, slot);
-	uint32_t ncells = fab->hdr->cfg.data_cells;
-	unsigned int shift = log2u(ncells);
+	uint32_t ncells = fab->data_cells;
+	unsigned int shift = fab->data_shift;
 
 	for (;;) {
 		uint64_t pos = atomic_load_explicit(&r->deq, memory_order_relaxed);
@@ -1132,7 +1130,7 @@ data_peek(struct hfi_fabric *fab, int slot, uint64_t *pos_out, uint8_t **data)
 			uint64_t n = pkt_units(c->len);
 
 			if (c->len <= FAB_DATA_PAYLOAD && n <= end - udeq &&
-			    end - udeq <= port_units(fab)) {
+			    end - udeq <= fab->port_units) {
 				*pos_out = pos;
 				*data = unit_at(fab, slot, end - n);
 				return c;
@@ -1157,7 +1155,7 @@ fab_data_pop(struct hfi_fabric *fab, int slot, struct fab_cell *c, uint64_t pos)
 	struct fab_ring *r = &fab_port(fab, slot)->data;
 	uint64_t st = atomic_load_explicit(&c->state, memory_order_relaxed);
 
-	data_free(r, c, pos, log2u(fab->hdr->cfg.data_cells),
+	data_free(r, c, pos, fab->data_shift,
 		  dst_end(st, atomic_load_explicit(&r->udeq, memory_order_relaxed)));
 }
 

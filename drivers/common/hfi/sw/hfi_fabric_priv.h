@@ -167,6 +167,9 @@ struct hfi_fabric {
 	size_t size;
 	uint8_t *data_base;		/* descriptors of the data rings */
 	uint8_t *unit_base;		/* their payload rings */
+	uint32_t data_cells;		/* the header's, kept here for the datapath */
+	uint32_t data_shift;		/* log2(data_cells) */
+	uint64_t port_units;		/* payload units per port */
 	uint8_t *mad_base;
 	uint32_t data_stride;
 	uint32_t mad_stride;
