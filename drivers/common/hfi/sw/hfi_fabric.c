@@ -1008,7 +1008,9 @@ unit_at(struct hfi_fabric *fab, int slot, uint64_t upos)
 /*
  * Where the packet claimed at descriptor position pos - 1 ends, read from
  * its descriptor (false: that descriptor has moved on, so enq was read
- * stale). udeq, read before, is at most that end.
+ * stale). udeq, read before, is at most that end unless pos itself was
+ * claimed and consumed meanwhile, which the caller's compare-and-swap (or
+ * its second look at pos) finds.
  */
 static inline bool
 prev_end(uint8_t *cells, uint32_t ncells, unsigned int shift, uint64_t pos, uint64_t udeq,
@@ -1057,8 +1059,15 @@ fab_data_claim(struct hfi_fabric *fab, int slot, uint32_t len, uint64_t *pos_out
 				continue;
 			if ((start & (nunits - 1)) + n > nunits)
 				start = (start | (nunits - 1)) + 1;	/* from the ring's start */
-			if (start + n - udeq > nunits)
-				return NULL;	/* the units are full */
+			if (start + n - udeq > nunits) {
+				/*
+				 * Full, unless pos was taken meanwhile: then udeq may
+				 * have passed the end just read, and that proves nothing.
+				 */
+				if (atomic_load_explicit(&c->state, memory_order_acquire) != st)
+					continue;
+				return NULL;
+			}
 			if (!atomic_compare_exchange_strong(&c->state, &st,
 							    dst_make(lap, start + n, CELL_CLAIMED,
 								     fab->owner)))
