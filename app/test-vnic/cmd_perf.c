@@ -34,6 +34,7 @@
 #include "opa_vnic_flow.h"
 #include "opa_vnic_vec.h"
 #include "perf_pmd.h"
+#include "perf_shm.h"
 #include "test_vnic.h"
 #include "test_vnic_cmds.h"
 
@@ -60,7 +61,8 @@ static const char perf_usage[] =
 "  Cycles per packet of the datapath building blocks, next to a memcpy of the\n"
 "  frame: transmit decision + header write, receive validation, the ICRC\n"
 "  (selected and portable implementations), one software-HFI round trip with\n"
-"  the SDMA engine dedicated and in shared mode (and their ratio).\n"
+"  the SDMA engine dedicated and in shared mode (and their ratio), through\n"
+"  the receiver's fabric ring, and to another process over a shm: fabric.\n"
 "  --pmd       then the PMD's receive and transmit bursts without the device\n"
 "              model, next to net_null's (starts EAL with --no-huge)\n"
 "  --simd-bitwidth  EAL's --force-max-simd-bitwidth for --pmd [EAL's default]\n"
@@ -84,6 +86,8 @@ struct perf_data {
 	struct harness_txq txq;
 	struct harness_rxq rxq;
 	struct harness_hdr hdr;
+	/* the same across processes, through a shm: fabric */
+	struct perf_shm *shm;
 };
 
 static volatile uint64_t perf_sink;
@@ -330,6 +334,36 @@ sw_hfi_ring_deep_run(struct perf_data *d, uint64_t n)
 	return ns;
 }
 
+/*
+ * Rounds of PERF_SHM_ROUND frames to another process through a shm:
+ * fabric (perf_shm.c): the sender's CPU time (send) or the receiver's
+ * (recv), each timing only its own part of a round.
+ */
+static uint64_t
+sw_hfi_shm_with(struct perf_data *d, uint64_t n, bool recv)
+{
+	uint64_t total = 0, i, send_ns, recv_ns;
+
+	for (i = 0; i < n; i += PERF_SHM_ROUND) {
+		if (perf_shm_round(d->shm, d->frame, d->frame_len, &send_ns, &recv_ns) != 0)
+			return PERF_FAILED;
+		total += recv ? recv_ns : send_ns;
+	}
+	return total;
+}
+
+static uint64_t
+sw_hfi_shm_send_run(struct perf_data *d, uint64_t n)
+{
+	return sw_hfi_shm_with(d, n, false);
+}
+
+static uint64_t
+sw_hfi_shm_recv_run(struct perf_data *d, uint64_t n)
+{
+	return sw_hfi_shm_with(d, n, true);
+}
+
 static uint64_t
 sw_hfi_ring_run(struct perf_data *d, uint64_t n)
 {
@@ -361,6 +395,8 @@ static const struct perf_op perf_ops[] = {
 	{ "sw_hfi_ring", sw_hfi_ring_run, PERF_HFI_MAX_FRAME, PERF_BATCH },
 	{ "sw_hfi_ring_staged", sw_hfi_ring_staged_run, PERF_HFI_MAX_FRAME, PERF_BATCH },
 	{ "sw_hfi_ring_deep", sw_hfi_ring_deep_run, PERF_HFI_MAX_FRAME, PERF_DEEP },
+	{ "sw_hfi_shm_send", sw_hfi_shm_send_run, PERF_SHM_MAX_FRAME, PERF_SHM_ROUND },
+	{ "sw_hfi_shm_recv", sw_hfi_shm_recv_run, PERF_SHM_MAX_FRAME, PERF_SHM_ROUND },
 };
 #define PERF_OP_DEDICATED	6	/* sw_hfi_roundtrip */
 #define PERF_OP_SHARED		7
@@ -569,7 +605,12 @@ sw_hfi_open(struct perf_data *d)
 	d->hdr.dlid = 2;
 	d->hdr.pkey = 0xffff;
 	d->hdr.vesw = 1;
+	rc = perf_shm_open(&d->shm);
+	if (rc != 0)
+		goto close_txq;
 	return 0;
+close_txq:
+	harness_txq_close(&d->txq);
 close_rxq:
 	harness_rxq_close(&d->rxq);
 close_b:
@@ -585,6 +626,8 @@ sw_hfi_close(struct perf_data *d)
 {
 	if (d->hfi_a == NULL)
 		return;
+	perf_shm_close(d->shm);
+	d->shm = NULL;
 	harness_txq_close(&d->txq);
 	harness_rxq_close(&d->rxq);
 	hfi_dev_close(d->hfi_b);

@@ -129,7 +129,10 @@ units_of(uint32_t len)
 	return (len + FAB_UNIT - 1) / FAB_UNIT;
 }
 
-/* Packets lie one after the other, each on the units its length needs. */
+/*
+ * Packets lie one after the other, each on the units its length needs; a
+ * ring emptied far enough in starts over at its payload's beginning.
+ */
 static void
 test_packets_follow_each_other(void **state)
 {
@@ -147,9 +150,26 @@ test_packets_follow_each_other(void **state)
 	for (i = 0; i < (sizeof(lens) / sizeof(lens[0])); i++)
 		assert_true(take(env, lens[i], i, at[i]));
 	assert_false(take(env, 0, 0, NULL));
-	/* The next one follows the last, not the ring's start. */
-	assert_ptr_equal(put(env, 100, 99), next);
-	assert_true(take(env, 100, 99, next));
+	/* Emptied more than a largest packet in: the next one starts the ring over. */
+	assert_ptr_equal(put(env, 100, 99), env->base);
+	assert_true(take(env, 100, 99, env->base));
+	/* Emptied less than that far in: the next one follows the last. */
+	assert_ptr_equal(put(env, 100, 98), env->base + units_of(100) * FAB_UNIT);
+	assert_true(take(env, 100, 98, NULL));
+	assert_ptr_equal(put(env, 64, 97), env->base + 2 * units_of(100) * FAB_UNIT);
+	/* Not empty: no start over, however far in. */
+	for (i = 0; i < 4; i++)
+		assert_non_null(put(env, FAB_DATA_PAYLOAD, i));
+	assert_true(take(env, 64, 97, NULL));
+	for (i = 0; i < 3; i++)
+		assert_true(take(env, FAB_DATA_PAYLOAD, i, NULL));
+	next = put(env, 64, 96);
+	assert_ptr_equal(next, env->base + (2 * units_of(100) + 1 + 4 * FAB_PKT_UNITS_MAX) *
+				   FAB_UNIT);
+	assert_true(take(env, FAB_DATA_PAYLOAD, 3, NULL));
+	assert_true(take(env, 64, 96, next));
+	assert_ptr_equal(put(env, 64, 95), env->base);
+	assert_true(take(env, 64, 95, env->base));
 }
 
 /* data_cells packets fit, however short; one more waits for a descriptor. */

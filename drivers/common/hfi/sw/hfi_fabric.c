@@ -957,6 +957,11 @@ port_mad_cells(struct hfi_fabric *fab, int slot)
  * follow the previous packet's, or start the payload ring over when they
  * would run past its end, so that every packet is contiguous. Laps are
  * compared modulo 2^24: a descriptor is never more than one lap behind.
+ *
+ * A ring that empties starts over too: the receiver marks the next
+ * descriptor CELL_RESTART with the payload ring's start as its end and
+ * frees the units up to there, so a ring drained as it fills keeps writing
+ * the same few lines instead of sweeping through its payload.
  */
 #define DST_LAP_SHIFT		40
 #define DST_LAP_BITS		24
@@ -1028,8 +1033,19 @@ prev_end(uint8_t *cells, uint32_t ncells, unsigned int shift, uint64_t pos, uint
 	st = atomic_load_explicit(&p->state, memory_order_acquire);
 	d = dst_lap_diff(st, (pos - 1) >> shift);
 	/* Claimed or full in its lap, or freed for the next: either way its end is there. */
-	if (!(dst_phase(st) == CELL_FREE ? d == 1 : d == 0))
+	switch (dst_phase(st)) {
+	case CELL_FREE:
+		if (d != 1)
+			return false;
+		break;
+	case CELL_CLAIMED:
+	case CELL_FULL:
+		if (d != 0)
+			return false;
+		break;
+	default:
 		return false;
+	}
 	*end = dst_end(st, udeq);
 	return true;
 }
@@ -1053,9 +1069,11 @@ fab_data_claim(struct hfi_fabric *fab, int slot, uint32_t len, uint64_t *pos_out
 		int32_t d = dst_lap_diff(st, lap);
 		uint64_t udeq, start, expect = pos;
 
-		if (d == 0 && dst_phase(st) == CELL_FREE) {
+		if (d == 0 && (dst_phase(st) == CELL_FREE || dst_phase(st) == CELL_RESTART)) {
 			udeq = atomic_load_explicit(&r->udeq, memory_order_acquire);
-			if (!prev_end(cells, ncells, shift, pos, udeq, &start))
+			if (dst_phase(st) == CELL_RESTART)
+				start = dst_end(st, udeq);
+			else if (!prev_end(cells, ncells, shift, pos, udeq, &start))
 				continue;
 			if ((start & (nunits - 1)) + n > nunits)
 				start = (start | (nunits - 1)) + 1;	/* from the ring's start */
@@ -1100,15 +1118,37 @@ fab_data_commit(struct hfi_fabric *fab, struct fab_cell *c, uint64_t pos)
 	(void)pos;
 }
 
-/* Free descriptor pos and the units up to end. */
+/*
+ * Free descriptor pos and the units up to end. If that empties the ring,
+ * far enough into the payload ring that any packet fits before its end,
+ * the next packet is told to start over (CELL_RESTART) and the units up
+ * to there are freed; a producer that claims the next descriptor first
+ * makes the mark fail, and one that read it before the mark fails its own
+ * claim and reads again.
+ */
 static void
-data_free(struct fab_ring *r, struct fab_cell *c, uint64_t pos, unsigned int shift,
-	  uint64_t end)
+data_free(struct hfi_fabric *fab, struct fab_ring *r, uint8_t *cells, struct fab_cell *c,
+	  uint64_t pos, uint64_t end)
 {
+	unsigned int shift = fab->data_shift;
+	uint64_t next = pos + 1, st, restart;
+	struct fab_cell *nc;
+
 	atomic_store_explicit(&c->state, dst_make((pos >> shift) + 1, end, CELL_FREE, 0),
 			      memory_order_release);
 	atomic_store_explicit(&r->udeq, end, memory_order_release);
-	atomic_store_explicit(&r->deq, pos + 1, memory_order_release);
+	atomic_store_explicit(&r->deq, next, memory_order_release);
+	if ((end & (fab->port_units - 1)) < FAB_PKT_UNITS_MAX ||
+	    atomic_load_explicit(&r->enq, memory_order_acquire) != next)
+		return;
+	nc = cell_at(cells, FAB_CELL_HDR, next & (fab->data_cells - 1));
+	st = atomic_load_explicit(&nc->state, memory_order_acquire);
+	if (dst_phase(st) != CELL_FREE || dst_lap_diff(st, next >> shift) != 0)
+		return;
+	restart = (end | (fab->port_units - 1)) + 1;
+	if (atomic_compare_exchange_strong(&nc->state, &st,
+					   dst_make(next >> shift, restart, CELL_RESTART, 0)))
+		atomic_store_explicit(&r->udeq, restart, memory_order_release);
 }
 
 /*
@@ -1132,7 +1172,8 @@ data_peek(struct hfi_fabric *fab, int slot, uint64_t *pos_out, uint8_t **data)
 		uint64_t st = atomic_load_explicit(&c->state, memory_order_acquire);
 		uint64_t end;
 
-		if (dst_lap_diff(st, pos >> shift) != 0 || dst_phase(st) == CELL_FREE)
+		if (dst_lap_diff(st, pos >> shift) != 0 || dst_phase(st) == CELL_FREE ||
+		    dst_phase(st) == CELL_RESTART)
 			return NULL;
 		end = dst_end(st, udeq);
 		if (dst_phase(st) == CELL_FULL) {
@@ -1147,7 +1188,7 @@ data_peek(struct hfi_fabric *fab, int slot, uint64_t *pos_out, uint8_t **data)
 		} else if (!claim_abandoned(fab, &fab->stuck[slot][0], pos, (uint16_t)st)) {
 			return NULL;
 		}
-		data_free(r, c, pos, shift, end);
+		data_free(fab, r, cells, c, pos, end);
 		fab_count(port, FAB_CTR_DROP(HFI_DROP_DEAD_SENDER), 1);
 	}
 }
@@ -1164,7 +1205,7 @@ fab_data_pop(struct hfi_fabric *fab, int slot, struct fab_cell *c, uint64_t pos)
 	struct fab_ring *r = &fab_port(fab, slot)->data;
 	uint64_t st = atomic_load_explicit(&c->state, memory_order_relaxed);
 
-	data_free(r, c, pos, fab->data_shift,
+	data_free(fab, r, port_data_cells(fab, slot), c, pos,
 		  dst_end(st, atomic_load_explicit(&r->udeq, memory_order_relaxed)));
 }
 

@@ -57,6 +57,7 @@ enum fab_cell_phase {
 	CELL_FREE = 0,
 	CELL_CLAIMED = 1,
 	CELL_FULL = 2,
+	CELL_RESTART = 3,	/* data descriptors: free, its packet to start at the recorded end */
 };
 
 struct fab_cell {
