@@ -26,7 +26,8 @@ grep -Eq '^op +frame +pkt +cycles +ns +x memcpy +spread +iterations$' "$tmp/out"
 # has no 9000-byte row: "-").
 for size in 64 1518 9000; do
 	for op in memcpy tx_decide+hdr rx_validate icrc icrc_copy icrc_portable sw_hfi_roundtrip \
-		sw_hfi_shared_eng sw_hfi_ring sw_hfi_ring_staged; do
+		sw_hfi_shared_eng sw_hfi_ring sw_hfi_ring_staged sw_hfi_ring_deep sw_hfi_shm_send \
+		sw_hfi_shm_recv; do
 		row=$(awk -v op="$op" -v s="$size" '$1 == op && $2 == s' "$tmp/out")
 		[ -n "$row" ] || { fail "no row for $op at $size"; continue; }
 		echo "$row" | awk -v op="$op" -v s="$size" '
