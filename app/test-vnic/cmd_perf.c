@@ -33,6 +33,7 @@
 #include "opa_vnic_encap.h"
 #include "opa_vnic_flow.h"
 #include "opa_vnic_vec.h"
+#include "perf_clock.h"
 #include "perf_pmd.h"
 #include "perf_shm.h"
 #include "test_vnic.h"
@@ -94,25 +95,15 @@ static volatile uint64_t perf_sink;
 
 #define PERF_BARRIER(p)	__asm__ volatile("" : : "r"(p) : "memory")
 
-/* CPU time of this thread (clock CLOCK_THREAD_CPUTIME_ID) or wall time, in ns. */
-static inline uint64_t
-clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* TSC ticks per ns, against the monotonic clock (0 without a TSC). */
 static double
 tsc_ghz(unsigned int ms)
 {
 #if defined(__x86_64__) || defined(__i386__)
-	uint64_t t0 = clock_ns(CLOCK_MONOTONIC), c0 = __rdtsc(), t1;
+	uint64_t t0 = perf_clock_ns(CLOCK_MONOTONIC), c0 = __rdtsc(), t1;
 
 	do
-		t1 = clock_ns(CLOCK_MONOTONIC);
+		t1 = perf_clock_ns(CLOCK_MONOTONIC);
 	while (t1 - t0 < (uint64_t)ms * 1000000u);
 	return (double)(__rdtsc() - c0) / (double)(t1 - t0);
 #else
@@ -136,7 +127,7 @@ static inline __attribute__((always_inline)) uint64_t
 perf_loop(struct perf_data *d, uint64_t n, unsigned int step,
 	  uint64_t (*once)(struct perf_data *d))
 {
-	uint64_t t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID), i, acc = 0;
+	uint64_t t0 = perf_clock_ns(CLOCK_THREAD_CPUTIME_ID), i, acc = 0;
 
 	for (i = 0; i < n; i += step) {
 		uint64_t v = once(d);
@@ -146,7 +137,7 @@ perf_loop(struct perf_data *d, uint64_t n, unsigned int step,
 		acc += v;
 	}
 	perf_sink = acc;
-	return clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+	return perf_clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
 }
 
 static inline uint64_t
@@ -424,7 +415,7 @@ static uint64_t
 level_run(const struct opa_vnic_simd_info *l, bool rx, struct level_data *ld,
 	  const struct opa_vnic_tx_ctx *tx, uint64_t n)
 {
-	uint64_t t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID), i;
+	uint64_t t0 = perf_clock_ns(CLOCK_THREAD_CPUTIME_ID), i;
 
 	for (i = 0; i < n; i++) {
 		if (rx)
@@ -433,7 +424,7 @@ level_run(const struct opa_vnic_simd_info *l, bool rx, struct level_data *ld,
 			l->hdr_build(tx, ld->d, ld->dst, LEVEL_BURST, 0);
 		PERF_BARRIER(ld->mem);
 	}
-	return clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+	return perf_clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
 }
 
 /* 32 decisions of frames of 60..1514 bytes, their packets as received. */

@@ -13,6 +13,7 @@
  */
 
 #include <errno.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 #include <unistd.h>
 
 #include "hfi_fabric.h"
+#include "perf_clock.h"
 #include "perf_shm.h"
 
 #define SHM_SEND_LID		1
@@ -45,49 +47,14 @@ struct shm_result {
 	uint32_t errors;
 };
 
-static uint64_t
-cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t
-wall_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
+/* All of len bytes through a pipe, read (in) or written; -EIO when it broke. */
 static int
-read_full(int fd, void *buf, size_t len)
+pipe_xfer(int fd, void *buf, size_t len, bool in)
 {
 	uint8_t *p = buf;
 
 	while (len > 0) {
-		ssize_t n = read(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -EIO;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-static int
-write_full(int fd, const void *buf, size_t len)
-{
-	const uint8_t *p = buf;
-
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
+		ssize_t n = in ? read(fd, p, len) : write(fd, p, len);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -130,16 +97,17 @@ receiver(const char *spec, int cmd_fd, int res_fd)
 	if (harness_rxq_open(&rxq, dev, 0, &rp) != 0)
 		_exit(1);
 	harness_port_enable(dev, 0);
-	if (write_full(res_fd, &ready, 1) != 0)
+	if (pipe_xfer(res_fd, &ready, 1, false) != 0)
 		_exit(1);
-	while (read_full(cmd_fd, &count, sizeof(count)) == 0 && count != 0) {
+	while (pipe_xfer(cmd_fd, &count, sizeof(count), true) == 0 && count != 0) {
+		uint64_t deadline = perf_clock_ns(CLOCK_MONOTONIC) + SHM_DRAIN_TIMEOUT_NS;
+		uint64_t t0 = perf_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 		struct shm_result r = { 0 };
-		uint64_t t0 = cpu_ns(), deadline = wall_ns() + SHM_DRAIN_TIMEOUT_NS;
 
-		while (r.got < count && wall_ns() < deadline)
+		while (r.got < count && perf_clock_ns(CLOCK_MONOTONIC) < deadline)
 			r.got += harness_rxq_poll(&rxq, count - r.got, count_errors, &r.errors);
-		r.ns = cpu_ns() - t0;
-		if (write_full(res_fd, &r, sizeof(r)) != 0)
+		r.ns = perf_clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+		if (pipe_xfer(res_fd, &r, sizeof(r), false) != 0)
 			break;
 	}
 	harness_rxq_close(&rxq);
@@ -188,7 +156,7 @@ perf_shm_open(struct perf_shm **out)
 	close(res[1]);
 	s->to_child = cmd[1];
 	s->from_child = res[0];
-	rc = read_full(s->from_child, &ready, 1);
+	rc = pipe_xfer(s->from_child, &ready, 1, true);
 	if (rc != 0)
 		goto fail;
 	hfi_dev_params_init(&p);
@@ -236,7 +204,7 @@ perf_shm_round(struct perf_shm *s, const uint8_t *frame, uint32_t len, uint64_t 
 
 	if (len > PERF_SHM_MAX_FRAME)
 		return -EINVAL;
-	t0 = cpu_ns();
+	t0 = perf_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	while (sent < count) {
 		unsigned int k;
 
@@ -247,9 +215,9 @@ perf_shm_round(struct perf_shm *s, const uint8_t *frame, uint32_t len, uint64_t 
 		harness_txq_reap(&s->txq);
 		sent += 32;
 	}
-	*send_ns = cpu_ns() - t0;
-	if (write_full(s->to_child, &count, sizeof(count)) != 0 ||
-	    read_full(s->from_child, &r, sizeof(r)) != 0)
+	*send_ns = perf_clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+	if (pipe_xfer(s->to_child, &count, sizeof(count), false) != 0 ||
+	    pipe_xfer(s->from_child, &r, sizeof(r), true) != 0)
 		return -EIO;
 	if (r.got != count || r.errors != 0) {
 		fprintf(stderr, "perf: the receiving process got %u of %u frames (%u with errors)\n",
@@ -272,7 +240,7 @@ perf_shm_close(struct perf_shm *s)
 		hfi_dev_close(s->dev);
 	}
 	if (s->to_child >= 0) {
-		if (write_full(s->to_child, &stop, sizeof(stop)) != 0 && s->child > 0)
+		if (pipe_xfer(s->to_child, &stop, sizeof(stop), false) != 0 && s->child > 0)
 			kill(s->child, SIGKILL);
 		close(s->to_child);
 	} else if (s->child > 0) {
