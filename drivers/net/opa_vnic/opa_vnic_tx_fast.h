@@ -37,7 +37,7 @@ opa_vnic_fast_is_tag(uint16_t type)
  * *d filled in (and *vlan: an 802.1Q tag first, the kernel's counter
  * class); false when the reference path must decide.
  */
-static inline bool
+static inline __attribute__((always_inline)) bool
 opa_vnic_tx_decide_fast(const struct opa_vnic_tx_ctx *ctx,
 			const struct opa_vnic_mac_table *mac_tbl, const uint8_t *f,
 			uint32_t avail, uint32_t frame_len, const uint32_t *rss,
