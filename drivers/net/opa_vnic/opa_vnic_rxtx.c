@@ -491,26 +491,37 @@ opa_vnic_tx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
 }
 
 /*
- * With RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE the application promises mbufs of
- * one pool with one reference each: direct single-segment ones go back to
- * their pool as they are (next and nb_segs already as a free mbuf has
- * them), without rte_pktmbuf_free_bulk()'s work per mbuf. Attached ones
- * (this PMD's receive attaches long frames to its eager chunks) must give
- * their buffer back: checked free. Only on a dedicated engine: a shared
- * one's reap frees other queues' mbufs too, which made no such promise.
+ * Give sent mbufs back. What rte_pktmbuf_free_bulk() does to a direct
+ * mbuf with one reference and one segment is to put it back into its pool
+ * as it is: when every mbuf of the batch is such and of one pool, they go
+ * back with one rte_mempool_put_bulk(), in the same order, without that
+ * function's work per mbuf. With RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE the
+ * application promises one pool and one reference: only the segments and
+ * whether the mbuf is direct are checked (next and nb_segs already as a
+ * free mbuf has them). Attached ones (this PMD's receive attaches long
+ * frames to its eager chunks) must give their buffer back: checked free.
+ * The promise holds only on a dedicated engine: a shared one's reap frees
+ * other queues' mbufs too, which made no such promise.
  */
 static inline void
 tx_free(struct opa_vnic_txq *q, struct rte_mbuf **m, unsigned int n)
 {
+	struct rte_mempool *mp = m[0]->pool;
 	unsigned int i;
 
 	if (q->fast_free && !hfi_sdma_shared(q->sdma)) {
 		for (i = 0; i < n; i++)
 			if (unlikely(m[i]->nb_segs != 1 || !RTE_MBUF_DIRECT(m[i])))
 				goto checked;
-		rte_mempool_put_bulk(m[0]->pool, (void **)m, n);
-		return;
+	} else {
+		for (i = 0; i < n; i++)
+			if (unlikely(m[i]->pool != mp || rte_mbuf_refcnt_read(m[i]) != 1 ||
+				     m[i]->nb_segs != 1 || m[i]->next != NULL ||
+				     !RTE_MBUF_DIRECT(m[i])))
+				goto checked;
 	}
+	rte_mempool_put_bulk(mp, (void **)m, n);
+	return;
 checked:
 	rte_pktmbuf_free_bulk(m, n);
 }
