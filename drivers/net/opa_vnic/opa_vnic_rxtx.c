@@ -744,9 +744,10 @@ decided:
 
 /* tx_write() of a frame of several segments, a header apart or icrc_sw. */
 static void
-tx_write_frags(struct opa_vnic_txq *q, const struct tx_pkt *t,
+tx_write_frags(struct opa_vnic_txq *q, const struct tx_pkt tv,
 	       const struct opa_vnic_tx_decision *d, struct hfi_sdma_wr *w, bool icrc_sw)
 {
+	const struct tx_pkt *t = &tv;
 	struct hfi_sdma_frag f[SDMA_MAX_DESC_PER_PKT];
 	struct opa_vnic_tx_slot *slot = &q->slots[t->slot];
 	uint64_t slot_iova = q->slots_iova + (uint64_t)t->slot * sizeof(*slot);
@@ -818,7 +819,8 @@ tx_write(struct opa_vnic_txq *q, const struct tx_pkt *t, const struct opa_vnic_t
 				 t->m, &q->user);
 		return;
 	}
-	tx_write_frags(q, t, d, w, icrc_sw);
+	/* A copy: *t stays out of memory in the common case (no address escapes). */
+	tx_write_frags(q, *t, d, w, icrc_sw);
 }
 
 /* An accepted frame of len bytes in the burst's counts. */
