@@ -4,7 +4,8 @@
 
 /*
  * SDMA engines against the software HFI: descriptor format and generation
- * bits across ring wraps, argument checks, halts (injected and caused by
+ * bits across ring wraps (posted, and written from a dedicated engine's
+ * tail), argument checks, halts (injected and caused by
  * malformed descriptors) and recovery with every cookie returned once; a
  * shared engine with two threads posting, reaping and recovering at once.
  */
@@ -235,6 +236,85 @@ test_ring_wrap_generation(void **state)
 			burst++;
 		}
 		hfi_sdma_doorbell(e);
+		reap_all(env, e);
+		harness_rxq_poll(&env->rx, 64, on_rx, env);
+	}
+	assert_true(e->tail >= 4 * 64 + 64);	/* more than four wraps */
+	assert_int_equal(gens_seen, 0xf);
+	assert_false(hfi_sdma_halted(e));
+	for (seq = 0; seq < npkt; seq++)
+		assert_int_equal(env->sent[seq], 1);
+	assert_int_equal(test_counters(env->b).rx_pkts, npkt);
+	hfi_sdma_release(e, NULL, NULL);
+}
+
+/*
+ * A dedicated engine's producer writing from the tail (hfi_sdma_ded_begin(),
+ * hfi_sdma_wr_pkt2() and hfi_sdma_wr_pkt(), hfi_sdma_ded_publish()): the
+ * descriptors hfi_sdma_post() writes, across ring wraps, and every packet
+ * delivered whole, in order.
+ */
+static void
+test_ded_writer(void **state)
+{
+	struct env *env = *state;
+	struct hfi_sdma *e;
+	uint32_t seq = 0, npkt = 300;
+	unsigned int gens_seen = 0;
+
+	assert_int_equal(hfi_sdma_setup(env->a, 0, 64, &e), 0);
+	while (env->rx_count < npkt) {
+		struct hfi_sdma_wr w;
+		unsigned int room = hfi_sdma_ded_begin(e, &w), burst = 0;
+
+		assert_int_equal(room, hfi_sdma_free_descs(e));
+		assert_int_equal(w.at, e->tail);
+		while (seq < npkt && burst < 9) {
+			unsigned int nfrags = 1 + seq % 4, i;
+			struct hfi_sdma_frag f[4];
+			size_t len = make_pkt(env, seq);
+			uint64_t first = w.at;
+			void *cookie = (void *)(uintptr_t)(seq + 1);
+
+			if (nfrags > room)
+				break;
+			f[0].iova = (uint64_t)(uintptr_t)env->pkts[seq];
+			f[0].len = nfrags == 1 ? (uint32_t)len : PBC_SIZE;
+			for (i = 1; i < nfrags; i++) {
+				f[i].iova = f[i - 1].iova + f[i - 1].len;
+				f[i].len = i == nfrags - 1 ? (uint32_t)(len - (f[i].iova - f[0].iova)) :
+					   (uint32_t)(len - PBC_SIZE) / nfrags;
+			}
+			if (nfrags == 2)
+				hfi_sdma_wr_pkt2(&w, f[0].iova, f[0].len, f[1].iova, f[1].len, cookie,
+						 &e->user0);
+			else
+				hfi_sdma_wr_pkt(&w, f, nfrags, cookie, &e->user0);
+			assert_int_equal(w.at, first + nfrags);
+			for (i = 0; i < nfrags; i++) {
+				const struct hfi_sdma_desc *d = &e->ring[(first + i) & 63];
+				uint64_t gen = ((first + i) >> 6) & 3;
+				uint64_t qw0 = f[i].iova |
+					(uint64_t)f[i].len << SDMA_DESC0_BYTE_COUNT_SHIFT |
+					(i == 0 ? SDMA_DESC0_FIRST_DESC_FLAG : 0) |
+					(i == nfrags - 1 ? SDMA_DESC0_LAST_DESC_FLAG : 0);
+				uint64_t qw1 = gen << SDMA_DESC1_GENERATION_SHIFT |
+					(i == nfrags - 1 ? SDMA_DESC1_HEAD_TO_HOST_FLAG : 0);
+
+				assert_int_equal(d->qw[0], qw0);
+				assert_int_equal(d->qw[1], qw1);
+				gens_seen |= 1u << gen;
+			}
+			e->user0.posted++;
+			room -= nfrags;
+			seq++;
+			burst++;
+		}
+		/* Nothing is the engine's before the publish. */
+		assert_int_equal(e->tail, w.start);
+		hfi_sdma_ded_publish(e, &w);
+		assert_int_equal(e->tail, w.at);
+		assert_int_equal(e->tail_pub, w.at);
 		reap_all(env, e);
 		harness_rxq_poll(&env->rx, 64, on_rx, env);
 	}
@@ -884,6 +964,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_ring_wrap_generation, setup_inline, teardown),
+		cmocka_unit_test_setup_teardown(test_ded_writer, setup_inline, teardown),
 		cmocka_unit_test_setup_teardown(test_post_checks, setup_inline, teardown),
 		cmocka_unit_test_setup_teardown(test_partial_reaps, setup_inline, teardown),
 		cmocka_unit_test_setup_teardown(test_setup_halted, setup_inline, teardown),

@@ -267,26 +267,56 @@ hfi_sdma_reserve(struct hfi_sdma *e, unsigned int n, uint64_t *at)
 }
 
 /*
- * Write one packet's descriptors at *at (reserved) and advance *at. The
- * fragments must be valid (hfi_sdma_frags_ok()).
+ * A producer's writing position and the ring's fields, kept in locals for
+ * a burst: the packet bytes a producer writes between descriptors may
+ * alias the engine's fields, which the compiler would otherwise load again
+ * for every packet.
  */
+struct hfi_sdma_wr {
+	struct hfi_sdma_desc *ring;
+	struct hfi_sdma_pkt *pkts;
+	uint64_t at;		/* counter of the next descriptor */
+	uint64_t start;		/* counter of the first one written */
+	uint32_t mask;
+	uint32_t log2;
+};
+
+/* Write from counter at (reserved, or a dedicated engine's tail). */
 static inline void
-hfi_sdma_write_pkt(struct hfi_sdma *e, uint64_t *at, const struct hfi_sdma_frag *frags,
-		   unsigned int nfrags, void *cookie, struct hfi_sdma_user *user)
+hfi_sdma_wr_init(const struct hfi_sdma *e, struct hfi_sdma_wr *w, uint64_t at)
 {
-	struct hfi_sdma_pkt *p = &e->pkts[*at & e->mask];
-	uint64_t c = *at;
+	w->ring = e->ring;
+	w->pkts = e->pkts;
+	w->at = at;
+	w->start = at;
+	w->mask = e->mask;
+	w->log2 = e->log2;
+}
+
+/* Second quadword of descriptor c: its generation (the ring's lap). */
+static inline uint64_t
+hfi_sdma_desc_gen(const struct hfi_sdma_wr *w, uint64_t c)
+{
+	return ((c >> w->log2) & SDMA_DESC1_GENERATION_MASK) << SDMA_DESC1_GENERATION_SHIFT;
+}
+
+/* One packet's entry and descriptors at w->at; w->at advances. Fragments valid. */
+static inline void
+hfi_sdma_wr_pkt(struct hfi_sdma_wr *w, const struct hfi_sdma_frag *frags,
+		unsigned int nfrags, void *cookie, struct hfi_sdma_user *user)
+{
+	struct hfi_sdma_pkt *p = &w->pkts[w->at & w->mask];
+	uint64_t c = w->at;
 	unsigned int i;
 
 	p->cookie = cookie;
 	p->user = user;
 	p->ndesc = nfrags;
 	for (i = 0; i < nfrags; i++, c++) {
-		struct hfi_sdma_desc *d = &e->ring[c & e->mask];
+		struct hfi_sdma_desc *d = &w->ring[c & w->mask];
 		uint64_t qw0 = frags[i].iova |
 			((uint64_t)frags[i].len << SDMA_DESC0_BYTE_COUNT_SHIFT);
-		uint64_t qw1 = ((c >> e->log2) & SDMA_DESC1_GENERATION_MASK) <<
-			SDMA_DESC1_GENERATION_SHIFT;
+		uint64_t qw1 = hfi_sdma_desc_gen(w, c);
 
 		if (i == 0)
 			qw0 |= SDMA_DESC0_FIRST_DESC_FLAG;
@@ -297,7 +327,44 @@ hfi_sdma_write_pkt(struct hfi_sdma *e, uint64_t *at, const struct hfi_sdma_frag 
 		d->qw[0] = qw0;
 		d->qw[1] = qw1;
 	}
-	*at = c;
+	w->at = c;
+}
+
+/* hfi_sdma_wr_pkt() of a packet of two fragments, the common one: no loop. */
+static inline void
+hfi_sdma_wr_pkt2(struct hfi_sdma_wr *w, uint64_t iova0, uint32_t len0, uint64_t iova1,
+		 uint32_t len1, void *cookie, struct hfi_sdma_user *user)
+{
+	uint64_t c = w->at;
+	struct hfi_sdma_pkt *p = &w->pkts[c & w->mask];
+	struct hfi_sdma_desc *d0 = &w->ring[c & w->mask];
+	struct hfi_sdma_desc *d1 = &w->ring[(c + 1) & w->mask];
+
+	p->cookie = cookie;
+	p->user = user;
+	p->ndesc = 2;
+	d0->qw[0] = iova0 | (uint64_t)len0 << SDMA_DESC0_BYTE_COUNT_SHIFT |
+		    SDMA_DESC0_FIRST_DESC_FLAG;
+	d0->qw[1] = hfi_sdma_desc_gen(w, c);
+	d1->qw[0] = iova1 | (uint64_t)len1 << SDMA_DESC0_BYTE_COUNT_SHIFT |
+		    SDMA_DESC0_LAST_DESC_FLAG;
+	d1->qw[1] = hfi_sdma_desc_gen(w, c + 1) | SDMA_DESC1_HEAD_TO_HOST_FLAG;
+	w->at = c + 2;
+}
+
+/*
+ * Write one packet's descriptors at *at (reserved) and advance *at. The
+ * fragments must be valid (hfi_sdma_frags_ok()).
+ */
+static inline void
+hfi_sdma_write_pkt(struct hfi_sdma *e, uint64_t *at, const struct hfi_sdma_frag *frags,
+		   unsigned int nfrags, void *cookie, struct hfi_sdma_user *user)
+{
+	struct hfi_sdma_wr w;
+
+	hfi_sdma_wr_init(e, &w, *at);
+	hfi_sdma_wr_pkt(&w, frags, nfrags, cookie, user);
+	*at = w.at;
 }
 
 /*
@@ -319,6 +386,37 @@ hfi_sdma_publish(struct hfi_sdma *e, uint64_t at, uint64_t end)
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	hfi_csr_write(e->dev, SEND_DMA_CSR(e->engine, SEND_DMA_TAIL), end & e->mask);
 	__atomic_store_n(&e->tail_pub, end, __ATOMIC_RELEASE);
+}
+
+/*
+ * A dedicated engine's producer (nothing else moves tail, and the engine
+ * and reapers read nothing past tail_pub) writes its descriptors from the
+ * tail on as it goes and reserves and publishes them at once afterwards
+ * (hfi_sdma_ded_publish()). Returns how many descriptors it may write:
+ * what hfi_sdma_reserve() would grant; 0 while a recovery owns the ring.
+ */
+static inline unsigned int
+hfi_sdma_ded_begin(const struct hfi_sdma *e, struct hfi_sdma_wr *w)
+{
+	uint64_t t = e->tail;
+
+	hfi_sdma_wr_init(e, w, t);
+	if (t & HFI_SDMA_CLOSED)
+		return 0;
+	return e->mask - (unsigned int)(t - __atomic_load_n(&e->head, __ATOMIC_ACQUIRE));
+}
+
+/* Reserve what was written since hfi_sdma_ded_begin() and hand it to the engine. */
+static inline void
+hfi_sdma_ded_publish(struct hfi_sdma *e, const struct hfi_sdma_wr *w)
+{
+	if (w->at == w->start)
+		return;
+	e->tail = w->at;
+	/* Descriptors and packet entries visible before the engine or a reaper sees the tail. */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	hfi_csr_write(e->dev, SEND_DMA_CSR(e->engine, SEND_DMA_TAIL), w->at & w->mask);
+	__atomic_store_n(&e->tail_pub, w->at, __ATOMIC_RELEASE);
 }
 
 /* Fragments the engine takes: 1..64, the PBC first, each 1..16383 bytes, IOVA within 48 bits. */

@@ -491,26 +491,37 @@ opa_vnic_tx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
 }
 
 /*
- * With RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE the application promises mbufs of
- * one pool with one reference each: direct single-segment ones go back to
- * their pool as they are (next and nb_segs already as a free mbuf has
- * them), without rte_pktmbuf_free_bulk()'s work per mbuf. Attached ones
- * (this PMD's receive attaches long frames to its eager chunks) must give
- * their buffer back: checked free. Only on a dedicated engine: a shared
- * one's reap frees other queues' mbufs too, which made no such promise.
+ * Give sent mbufs back. What rte_pktmbuf_free_bulk() does to a direct
+ * mbuf with one reference and one segment is to put it back into its pool
+ * as it is: when every mbuf of the batch is such and of one pool, they go
+ * back with one rte_mempool_put_bulk(), in the same order, without that
+ * function's work per mbuf. With RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE the
+ * application promises one pool and one reference: only the segments and
+ * whether the mbuf is direct are checked (next and nb_segs already as a
+ * free mbuf has them). Attached ones (this PMD's receive attaches long
+ * frames to its eager chunks) must give their buffer back: checked free.
+ * The promise holds only on a dedicated engine: a shared one's reap frees
+ * other queues' mbufs too, which made no such promise.
  */
 static inline void
 tx_free(struct opa_vnic_txq *q, struct rte_mbuf **m, unsigned int n)
 {
+	struct rte_mempool *mp = m[0]->pool;
 	unsigned int i;
 
 	if (q->fast_free && !hfi_sdma_shared(q->sdma)) {
 		for (i = 0; i < n; i++)
 			if (unlikely(m[i]->nb_segs != 1 || !RTE_MBUF_DIRECT(m[i])))
 				goto checked;
-		rte_mempool_put_bulk(m[0]->pool, (void **)m, n);
-		return;
+	} else {
+		for (i = 0; i < n; i++)
+			if (unlikely(m[i]->pool != mp || rte_mbuf_refcnt_read(m[i]) != 1 ||
+				     m[i]->nb_segs != 1 || m[i]->next != NULL ||
+				     !RTE_MBUF_DIRECT(m[i])))
+				goto checked;
 	}
+	rte_mempool_put_bulk(mp, (void **)m, n);
+	return;
 checked:
 	rte_pktmbuf_free_bulk(m, n);
 }
@@ -611,6 +622,8 @@ tx_count_unsent(struct opa_vnic_txq_stats *st, uint32_t len, uint32_t extra)
  * 2. the headers of the accepted packets, at once;
  * 3. per packet: the fragments (and the ICRC with icrc=sw, which covers
  *    the header), posted to the engine, counted.
+ * On a dedicated engine with the ICRC inserted by the HFI, step 3 is done
+ * in step 1's pass (tx_burst()).
  */
 struct tx_pkt {
 	struct rte_mbuf *m;
@@ -653,9 +666,9 @@ tx_seg_descs(const struct rte_mbuf *seg)
  * Step 1 for one packet: false when it was dropped (counted; the caller
  * frees it), true when accepted into *t and *d.
  */
-static inline bool
+static __rte_always_inline bool
 tx_accept(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_mbuf *m,
-	  uint32_t slot, struct tx_pkt *t, struct opa_vnic_tx_decision *d)
+	  uint32_t slot, struct tx_pkt *t, struct opa_vnic_tx_decision *d, bool icrc_sw)
 {
 	struct opa_vnic_txq_stats *st = &q->stats;
 	const uint8_t *frame = rte_pktmbuf_mtod(m, const uint8_t *);
@@ -725,15 +738,16 @@ decided:
 		t->seg = m;
 	}
 	zeros = (len < OPA_VNIC_MIN_FRAME_LEN ? OPA_VNIC_MIN_FRAME_LEN - len : 0) + d->pad;
-	t->nf = (uint16_t)(1 + tx_seg_descs(t->seg) + (!q->icrc_sw ? 1 : 1 + (zeros != 0)));
+	t->nf = (uint16_t)(1 + tx_seg_descs(t->seg) + (!icrc_sw ? 1 : 1 + (zeros != 0)));
 	return true;
 }
 
-/* Step 3 for one packet whose header is written: its descriptors at *at (reserved). */
-static inline void
-tx_write(struct opa_vnic_txq *q, const struct tx_pkt *t, const struct opa_vnic_tx_decision *d,
-	 uint64_t *at)
+/* tx_write() of a frame of several segments, a header apart or icrc_sw. */
+static void
+tx_write_frags(struct opa_vnic_txq *q, const struct tx_pkt tv,
+	       const struct opa_vnic_tx_decision *d, struct hfi_sdma_wr *w, bool icrc_sw)
 {
+	const struct tx_pkt *t = &tv;
 	struct hfi_sdma_frag f[SDMA_MAX_DESC_PER_PKT];
 	struct opa_vnic_tx_slot *slot = &q->slots[t->slot];
 	uint64_t slot_iova = q->slots_iova + (uint64_t)t->slot * sizeof(*slot);
@@ -741,28 +755,16 @@ tx_write(struct opa_vnic_txq *q, const struct tx_pkt *t, const struct opa_vnic_t
 	uint32_t len = m->pkt_len, zeros, tlen;
 	unsigned int nf = 1;
 
-	f[0].iova = t->h_iova;
-	f[0].len = t->f0_len;
 	/* Runts are padded to 60 bytes with zeros, like the kernel does. */
 	zeros = (len < OPA_VNIC_MIN_FRAME_LEN ? OPA_VNIC_MIN_FRAME_LEN - len : 0) + d->pad;
-	if (likely(t->seg == NULL && !q->icrc_sw)) {
-		/*
-		 * The common frame: headers and its one segment, then the
-		 * trailer. Two descriptors, a count the compiler unrolls for.
-		 */
-		tlen = zeros + OPA_VNIC_ICRC_TAIL_LEN;
-		f[1].iova = q->trailer_iova + d->pad * OPA_VNIC_TRAILER_ROW +
-			    OPA_VNIC_TRAILER_END - tlen;
-		f[1].len = tlen;
-		hfi_sdma_write_pkt(q->sdma, at, f, 2, m, &q->user);
-		return;
-	}
+	f[0].iova = t->h_iova;
+	f[0].len = t->f0_len;
 	for (seg = t->seg; seg != NULL; seg = seg->next)
 		if (seg->data_len != 0) {
 			f[nf].iova = rte_pktmbuf_iova(seg);
 			f[nf++].len = seg->data_len;
 		}
-	if (!q->icrc_sw) {
+	if (!icrc_sw) {
 		tlen = zeros + OPA_VNIC_ICRC_TAIL_LEN;
 		f[nf].iova = q->trailer_iova + d->pad * OPA_VNIC_TRAILER_ROW +
 			     OPA_VNIC_TRAILER_END - tlen;
@@ -790,7 +792,45 @@ tx_write(struct opa_vnic_txq *q, const struct tx_pkt *t, const struct opa_vnic_t
 		f[nf].iova = slot_iova + offsetof(struct opa_vnic_tx_slot, icrc_tail);
 		f[nf++].len = OPA_VNIC_ICRC_TAIL_LEN;
 	}
-	hfi_sdma_write_pkt(q->sdma, at, f, nf, m, &q->user);
+	hfi_sdma_wr_pkt(w, f, nf, m, &q->user);
+}
+
+/*
+ * Step 3 for one packet: its descriptors at w (reserved, or a dedicated
+ * engine's tail), after its header is written when icrc_sw (the ICRC
+ * covers it).
+ */
+static __rte_always_inline void
+tx_write(struct opa_vnic_txq *q, const struct tx_pkt *t, const struct opa_vnic_tx_decision *d,
+	 struct hfi_sdma_wr *w, bool icrc_sw)
+{
+	uint32_t len = t->m->pkt_len, tlen;
+
+	if (likely(t->seg == NULL && !icrc_sw)) {
+		/*
+		 * The common frame: headers and its one segment, then the
+		 * trailer: runts padded to 60 bytes with zeros, like the
+		 * kernel does, the pad, the ICRC slot and the tail byte.
+		 */
+		tlen = (len < OPA_VNIC_MIN_FRAME_LEN ? OPA_VNIC_MIN_FRAME_LEN - len : 0) + d->pad +
+		       OPA_VNIC_ICRC_TAIL_LEN;
+		hfi_sdma_wr_pkt2(w, t->h_iova, t->f0_len, q->trailer_iova +
+				 d->pad * OPA_VNIC_TRAILER_ROW + OPA_VNIC_TRAILER_END - tlen, tlen,
+				 t->m, &q->user);
+		return;
+	}
+	/* A copy: *t stays out of memory in the common case (no address escapes). */
+	tx_write_frags(q, *t, d, w, icrc_sw);
+}
+
+/* An accepted frame of len bytes in the burst's counts. */
+static inline void
+tx_count_sent(struct opa_vnic_burst_acc *acc, const struct tx_pkt *t, uint32_t len)
+{
+	opa_vnic_acc_kernel(acc, RTE_MAX(len, (uint32_t)OPA_VNIC_MIN_FRAME_LEN));
+	acc->mcast += t->mcast;
+	acc->vlan += t->vlan;
+	acc->bytes += len;
 }
 
 /*
@@ -817,67 +857,88 @@ tx_reserve(struct opa_vnic_txq *q, unsigned int n, uint64_t *at)
 	return -EAGAIN;
 }
 
-/* Up to OPA_VNIC_BURST packets; returns those consumed (sent or dropped). */
-static inline uint16_t
+/*
+ * Up to OPA_VNIC_BURST packets; returns those consumed (sent or dropped).
+ * ded: a dedicated engine (read once per call: a queue that comes to share
+ * it waits for this burst to end) and the ICRC inserted by the HFI. Then
+ * nothing else writes the ring and no descriptor depends on the header:
+ * each packet's descriptors are written from the tail as it is accepted,
+ * and steps 1 and 3 are one pass.
+ */
+static __rte_always_inline uint16_t
 tx_burst(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_mbuf **pkts,
-	 uint16_t n, opa_vnic_hdr_build_fn build)
+	 uint16_t n, opa_vnic_hdr_build_fn build, const bool ded)
 {
 	struct opa_vnic_txq_stats *st = &q->stats;
+	struct hfi_sdma *e = q->sdma;
 	struct opa_vnic_burst_acc acc;
 	struct opa_vnic_tx_decision d[OPA_VNIC_BURST];
-	struct tx_pkt t[OPA_VNIC_BURST];
+	struct tx_pkt t[OPA_VNIC_BURST], one;
 	struct rte_mbuf *drop[OPA_VNIC_BURST];
 	uint8_t *dst[OPA_VNIC_BURST];
-	unsigned int i, j, k = 0, ndrop = 0, descs = 0;
-	unsigned int free_descs = hfi_sdma_free_descs(q->sdma);
+	const bool icrc_sw = ded ? false : q->icrc_sw;
+	unsigned int i, j, k = 0, ndrop = 0, descs = 0, free_descs;
 	/* A slot per packet in flight: the queue's own packets, whatever the engine holds. */
 	unsigned int pkt_room = q->slot_mask - hfi_sdma_user_in_flight(&q->user);
-	uint64_t at = 0, start;
+	uint32_t slot_seq = q->slot_seq, slot_mask = q->slot_mask;
+	struct hfi_sdma_wr w;
+	uint64_t at = 0;
 
+	if (ded)
+		free_descs = hfi_sdma_ded_begin(e, &w);
+	else
+		free_descs = hfi_sdma_free_descs(e);
+	opa_vnic_acc_init(&acc);
 	for (i = 0; i < n; i++) {
+		struct tx_pkt *tp = ded ? &one : &t[k];
+
 		/* The next frame's headers, while this one is decided. */
 		if (i + 1 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
-		if (!tx_accept(q, s, pkts[i], (q->slot_seq + k) & q->slot_mask, &t[k], &d[k])) {
+		if (!tx_accept(q, s, pkts[i], (slot_seq + k) & slot_mask, tp, &d[k], icrc_sw)) {
 			drop[ndrop++] = pkts[i];
 			continue;
 		}
 		/* No room for it: the burst ends before it, as hfi_sdma_post() would refuse it. */
-		if (unlikely(descs + t[k].nf > free_descs || k >= pkt_room))
+		if (unlikely(descs + tp->nf > free_descs || k >= pkt_room))
 			break;
-		descs += t[k].nf;
-		dst[k] = t[k].h;
+		descs += tp->nf;
+		dst[k] = tp->h;
+		if (ded) {
+			tx_write(q, tp, &d[k], &w, false);
+			tx_count_sent(&acc, tp, tp->m->pkt_len);
+		}
 		k++;
 	}
-	build(&s->tx, d, dst, k, q->icrc_sw ? (uint32_t)PBC_INSERT_BYPASS_ICRC : 0);
-	if (k != 0 && unlikely(tx_reserve(q, descs, &at) != 0)) {
-		/* Halted under us: the kernel's tx_carrier_errors. */
-		for (j = 0; j < k; j++) {
-			tx_count_unsent(st, t[j].m->pkt_len, 0);
-			st->carrier++;
-			drop[ndrop++] = t[j].m;
+	build(&s->tx, d, dst, k, icrc_sw ? (uint32_t)PBC_INSERT_BYPASS_ICRC : 0);
+	if (!ded) {
+		if (k != 0 && unlikely(tx_reserve(q, descs, &at) != 0)) {
+			/* Halted under us: the kernel's tx_carrier_errors. */
+			for (j = 0; j < k; j++) {
+				tx_count_unsent(st, t[j].m->pkt_len, 0);
+				st->carrier++;
+				drop[ndrop++] = t[j].m;
+			}
+			k = 0;
 		}
-		k = 0;
+		hfi_sdma_wr_init(e, &w, at);
+		for (j = 0; j < k; j++) {
+			tx_write(q, &t[j], &d[j], &w, icrc_sw);
+			tx_count_sent(&acc, &t[j], t[j].m->pkt_len);
+		}
 	}
-	start = at;
-	opa_vnic_acc_init(&acc);
-	for (j = 0; j < k; j++) {
-		uint32_t len = t[j].m->pkt_len;
-
-		tx_write(q, &t[j], &d[j], &at);
-		opa_vnic_acc_kernel(&acc, RTE_MAX(len, (uint32_t)OPA_VNIC_MIN_FRAME_LEN));
-		acc.classed++;
-		acc.mcast += t[j].mcast;
-		acc.vlan += t[j].vlan;
-		acc.packets++;
-		acc.bytes += len;
-	}
+	acc.kpackets = k;
+	acc.classed = k;
+	acc.packets = k;
 	opa_vnic_acc_flush(&acc, &st->vnic_packets, &st->vnic_bytes, st->grp, &st->packets,
 			   &st->bytes);
 	/* Counted before the engine can finish them, so in flight never goes below 0. */
 	q->user.posted += k;
-	hfi_sdma_publish(q->sdma, start, at);
-	q->slot_seq += k;
+	if (ded)
+		hfi_sdma_ded_publish(e, &w);
+	else
+		hfi_sdma_publish(e, w.start, w.at);
+	q->slot_seq = slot_seq + k;
 	if (ndrop != 0)
 		rte_pktmbuf_free_bulk(drop, ndrop);
 	return (uint16_t)i;
@@ -890,6 +951,7 @@ opa_vnic_xmit_pkts(void *txq, struct rte_mbuf **pkts, uint16_t n)
 	const struct opa_vnic_snap *s;
 	opa_vnic_hdr_build_fn build;
 	uint16_t done = 0;
+	bool ded;
 
 	opa_vnic_epoch_enter(&q->epoch);
 	tx_reap(q);
@@ -902,9 +964,11 @@ opa_vnic_xmit_pkts(void *txq, struct rte_mbuf **pkts, uint16_t n)
 	}
 	s = __atomic_load_n(&q->vp->snap, __ATOMIC_SEQ_CST);
 	build = opa_vnic_simd_get(q->simd)->hdr_build;
+	ded = !q->icrc_sw && !hfi_sdma_shared(q->sdma);
 	while (done < n) {
 		uint16_t want = RTE_MIN((uint16_t)(n - done), (uint16_t)OPA_VNIC_BURST);
-		uint16_t got = tx_burst(q, s, pkts + done, want, build);
+		uint16_t got = ded ? tx_burst(q, s, pkts + done, want, build, true) :
+				     tx_burst(q, s, pkts + done, want, build, false);
 
 		done += got;
 		if (got < want)

@@ -14,6 +14,10 @@
  * same bytes, which stay the reference (test_pmd_flow compares the two on
  * random frames). What it does not take returns false and goes to them:
  * fewer than 60 readable bytes, IP headers cut short, errors. Pure.
+ * Always inlined: called per frame inside the burst's loop, a call spilled
+ * the loop's values around it (with the burst's other changes of
+ * 2026-12-02, 489 -> 404 instructions per 64-byte frame; see
+ * doc/performance.md).
  */
 
 #include "opa_vnic_encap.h"
@@ -37,7 +41,7 @@ opa_vnic_fast_is_tag(uint16_t type)
  * *d filled in (and *vlan: an 802.1Q tag first, the kernel's counter
  * class); false when the reference path must decide.
  */
-static inline bool
+static inline __attribute__((always_inline)) bool
 opa_vnic_tx_decide_fast(const struct opa_vnic_tx_ctx *ctx,
 			const struct opa_vnic_mac_table *mac_tbl, const uint8_t *f,
 			uint32_t avail, uint32_t frame_len, const uint32_t *rss,
