@@ -964,7 +964,8 @@ opa_vnic_xmit_pkts(void *txq, struct rte_mbuf **pkts, uint16_t n)
 	}
 	s = __atomic_load_n(&q->vp->snap, __ATOMIC_SEQ_CST);
 	build = opa_vnic_simd_get(q->simd)->hdr_build;
-	ded = !q->icrc_sw && !hfi_sdma_shared(q->sdma);
+	/* A closed ring takes the three steps, whose reservation drops and counts (carrier). */
+	ded = !q->icrc_sw && !hfi_sdma_shared(q->sdma) && !hfi_sdma_closed(q->sdma);
 	while (done < n) {
 		uint16_t want = RTE_MIN((uint16_t)(n - done), (uint16_t)OPA_VNIC_BURST);
 		uint16_t got = ded ? tx_burst(q, s, pkts + done, want, build, true) :
