@@ -889,6 +889,38 @@ frags_copy(const struct sw_frags *fr, uint32_t from, uint32_t to, uint8_t *dst, 
 }
 
 /*
+ * All the bytes of a packet given by its fragments (the PBC left out) into
+ * dst, the CRC state going on over those below crc_end (<= the packet's
+ * length), folded as they are copied. frags_copy() from 0 to the end, in
+ * one walk with no range arithmetic: what every cut-through packet without
+ * a split header takes.
+ */
+static uint32_t
+frags_copy_all(const struct sw_frags *fr, uint8_t *dst, uint32_t crc, uint32_t crc_end)
+{
+	const uint8_t *src = (const uint8_t *)fr->f[0].va + PBC_SIZE;
+	uint32_t flen = fr->f[0].len - PBC_SIZE, off = 0;
+	unsigned int i = 0;
+
+	for (;;) {
+		if (off + flen <= crc_end) {
+			crc = hfi_crc32_copy(crc, dst + off, src, flen);
+		} else {
+			uint32_t c = crc_end > off ? crc_end - off : 0;
+
+			if (c > 0)
+				crc = hfi_crc32_copy(crc, dst + off, src, c);
+			memcpy(dst + off + c, src + c, flen - c);
+		}
+		off += flen;
+		if (++i == fr->n)
+			return crc;
+		src = fr->f[i].va;
+		flen = fr->f[i].len;
+	}
+}
+
+/*
  * The one copy of a cut-through packet: the header bytes into the entry
  * (hdr_n of them at ent), the rest from skip on into the eager buffer
  * (egr, or NULL when none), the ICRC computed as the bytes are copied
@@ -899,29 +931,49 @@ frags_copy(const struct sw_frags *fr, uint32_t from, uint32_t to, uint8_t *dst, 
 static uint64_t
 rx_copy_frags(const struct rx_pkt *p, uint8_t *egr, uint8_t *ent, uint32_t hdr_n)
 {
+	const struct sw_frags *fr = p->fr;
 	uint32_t slot = (uint32_t)hfi_icrc_offset(p->len), crc = HFI_CRC32_INIT, icrc;
+	/* The slot's bytes lie in the eager copy, and the header holds none of them. */
+	bool slot_egr = egr != NULL && slot >= p->skip && slot >= hdr_n;
 	uint8_t b[sizeof(icrc)];
 	unsigned int k;
 
-	if (p->skip > 0 && hdr_n >= p->skip) {
-		/* Split: the header bytes come first in the CRC. */
-		frags_copy(p->fr, 0, p->skip, ent, 0, 0);
-		crc = hfi_crc32_update(crc, ent, min_u32(p->skip, slot));
-	} else if (p->skip > 0) {
-		crc = frags_copy(p->fr, 0, p->skip, NULL, crc, slot);	/* not written */
-	} else if (hdr_n > 0) {
-		frags_copy(p->fr, 0, hdr_n, ent, 0, 0);
+	if (p->skip == 0 && egr != NULL) {
+		/*
+		 * The common case: the whole packet into the eager buffer in one
+		 * walk, the header bytes straight from the first fragment when
+		 * they lie there (sdma_one_16b(): at least the LRH does).
+		 */
+		if (hdr_n > 0 && hdr_n <= fr->f[0].len - PBC_SIZE)
+			memcpy(ent, (const uint8_t *)fr->f[0].va + PBC_SIZE, hdr_n);
+		else if (hdr_n > 0)
+			frags_copy(fr, 0, hdr_n, ent, 0, 0);
+		crc = frags_copy_all(fr, egr, crc, slot);
+	} else {
+		if (p->skip > 0 && hdr_n >= p->skip) {
+			/* Split: the header bytes come first in the CRC. */
+			frags_copy(fr, 0, p->skip, ent, 0, 0);
+			crc = hfi_crc32_update(crc, ent, min_u32(p->skip, slot));
+		} else if (p->skip > 0) {
+			crc = frags_copy(fr, 0, p->skip, NULL, crc, slot);	/* not written */
+		} else if (hdr_n > 0) {
+			frags_copy(fr, 0, hdr_n, ent, 0, 0);
+		}
+		if (egr != NULL)
+			crc = frags_copy(fr, p->skip, p->len, egr, crc, slot);
 	}
-	if (egr != NULL)
-		crc = frags_copy(p->fr, p->skip, p->len, egr, crc, slot);
 	crc = hfi_crc32_final(crc);
 	if (p->icrc_insert)
 		icrc = crc;
+	else if (slot_egr)
+		memcpy(&icrc, egr + (slot - p->skip), sizeof(icrc));	/* as just copied */
 	else
-		frags_copy(p->fr, slot, slot + sizeof(icrc), (uint8_t *)&icrc, 0, 0);
+		frags_copy(fr, slot, slot + sizeof(icrc), (uint8_t *)&icrc, 0, 0);
 	if (p->icrc_corrupt)
 		icrc = ~icrc;
-	if (p->icrc_insert || p->icrc_corrupt) {
+	if (slot_egr && (p->icrc_insert || p->icrc_corrupt)) {
+		memcpy(egr + (slot - p->skip), &icrc, sizeof(icrc));
+	} else if (p->icrc_insert || p->icrc_corrupt) {
 		/* The slot as the egress leaves it, wherever its bytes landed. */
 		memcpy(b, &icrc, sizeof(b));
 		for (k = 0; k < sizeof(b); k++) {
