@@ -41,6 +41,14 @@
 
 static const struct hfi_dev_ops sw_ops;
 
+/*
+ * The per-packet steps of cut-through delivery (and of the drain, which
+ * shares them): inlined into the run that calls them, whatever their size,
+ * so that the checks of a packet are straight-line code in sdma_run()
+ * rather than a chain of calls that save and reload the same fields.
+ */
+#define sw_inline inline __attribute__((always_inline))
+
 bool
 hfi_sw_is(const struct hfi_dev *dev)
 {
@@ -244,7 +252,7 @@ sdma_gather(struct sw_sdma *e, const struct sw_frags *fr)
  * The PBC and LEN checks of a packet of total bytes whose PBC and LRH are
  * at pkt (its first fragment will do when they fit there). 0, or -1: halted.
  */
-static int
+static sw_inline int
 sdma_check(struct sw_sdma *e, const uint8_t *pkt, uint32_t total)
 {
 	uint64_t pbc;
@@ -741,7 +749,7 @@ rsm_csr(struct hfi_sw *sw, const _Atomic uint64_t *p)
 }
 
 /* The partition check against the 16 P_Keys the driver wrote to RCV_PARTITION_KEY. */
-static bool
+static sw_inline bool
 pkey_allowed(struct hfi_sw *sw, uint16_t pkey)
 {
 	unsigned int i;
@@ -792,7 +800,7 @@ struct egr_place {
  * one and never entering the buffer the eager head names. The first
  * packet after enable takes buffer 0 without a move.
  */
-static enum deliver_rc
+static sw_inline enum deliver_rc
 egr_place(struct hfi_sw *sw, struct sw_ctxt *cx, uint64_t ctrl, uint32_t len,
 	  struct egr_place *pl)
 {
@@ -989,7 +997,7 @@ rx_copy_frags(const struct rx_pkt *p, uint8_t *egr, uint8_t *ent, uint32_t hdr_n
 }
 
 /* Write a packet into receive context ctxt. Called with the drain lock held. */
-static enum deliver_rc
+static sw_inline enum deliver_rc
 rx_place(struct hfi_sw *sw, unsigned int ctxt, const struct rx_pkt *p)
 {
 	struct fab_port *port = sw->port;
@@ -1087,7 +1095,7 @@ struct rx_cut {
  * or NULL when it computed none (the sender wrote the ICRC itself). cut:
  * a cut-through packet (its ICRC is dealt with as it is copied), or NULL.
  */
-static enum deliver_rc
+static sw_inline enum deliver_rc
 rx_deliver_16b(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, uint64_t rcv_ctrl,
 	       const uint32_t *icrc, const struct rx_cut *cut)
 {
@@ -1246,7 +1254,7 @@ rx_acc_flush(struct hfi_sw *sw)
  * rx_deliver_16b()) with RCV_CTRL as read for it. Called with the drain
  * lock held.
  */
-static enum deliver_rc
+static sw_inline enum deliver_rc
 rx_deliver(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, unsigned int flags,
 	   const uint32_t *icrc, uint64_t rcv_ctrl, const struct rx_cut *cut)
 {
