@@ -896,6 +896,9 @@ frags_copy(const struct sw_frags *fr, uint32_t from, uint32_t to, uint8_t *dst, 
 	return crc;
 }
 
+/* Bytes CRC-32 folds as a block: a shorter piece has nothing to fold. */
+#define SW_CRC32_BLOCK	16
+
 /*
  * All the bytes of a packet given by its fragments (the PBC left out) into
  * dst, the CRC state going on over those below crc_end (<= the packet's
@@ -916,9 +919,19 @@ frags_copy_all(const struct sw_frags *fr, uint8_t *dst, uint32_t crc, uint32_t c
 		} else {
 			uint32_t c = crc_end > off ? crc_end - off : 0;
 
-			if (c > 0)
+			if (c < SW_CRC32_BLOCK) {
+				/*
+				 * A few bytes before the ICRC slot (the pad of a
+				 * PMD's trailer): too short to fold, so no copy
+				 * to fuse with; one copy of the fragment.
+				 */
+				if (c > 0)
+					crc = hfi_crc32_update(crc, src, c);
+				memcpy(dst + off, src, flen);
+			} else {
 				crc = hfi_crc32_copy(crc, dst + off, src, c);
-			memcpy(dst + off + c, src + c, flen - c);
+				memcpy(dst + off + c, src + c, flen - c);
+			}
 		}
 		off += flen;
 		if (++i == fr->n)
