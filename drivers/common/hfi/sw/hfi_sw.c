@@ -41,6 +41,14 @@
 
 static const struct hfi_dev_ops sw_ops;
 
+/*
+ * The per-packet steps of cut-through delivery (and of the drain, which
+ * shares them): inlined into the run that calls them, whatever their size,
+ * so that the checks of a packet are straight-line code in sdma_run()
+ * rather than a chain of calls that save and reload the same fields.
+ */
+#define sw_inline inline __attribute__((always_inline))
+
 bool
 hfi_sw_is(const struct hfi_dev *dev)
 {
@@ -244,7 +252,7 @@ sdma_gather(struct sw_sdma *e, const struct sw_frags *fr)
  * The PBC and LEN checks of a packet of total bytes whose PBC and LRH are
  * at pkt (its first fragment will do when they fit there). 0, or -1: halted.
  */
-static int
+static sw_inline int
 sdma_check(struct sw_sdma *e, const uint8_t *pkt, uint32_t total)
 {
 	uint64_t pbc;
@@ -741,7 +749,7 @@ rsm_csr(struct hfi_sw *sw, const _Atomic uint64_t *p)
 }
 
 /* The partition check against the 16 P_Keys the driver wrote to RCV_PARTITION_KEY. */
-static bool
+static sw_inline bool
 pkey_allowed(struct hfi_sw *sw, uint16_t pkey)
 {
 	unsigned int i;
@@ -792,7 +800,7 @@ struct egr_place {
  * one and never entering the buffer the eager head names. The first
  * packet after enable takes buffer 0 without a move.
  */
-static enum deliver_rc
+static sw_inline enum deliver_rc
 egr_place(struct hfi_sw *sw, struct sw_ctxt *cx, uint64_t ctrl, uint32_t len,
 	  struct egr_place *pl)
 {
@@ -888,6 +896,51 @@ frags_copy(const struct sw_frags *fr, uint32_t from, uint32_t to, uint8_t *dst, 
 	return crc;
 }
 
+/* Bytes CRC-32 folds as a block: a shorter piece has nothing to fold. */
+#define SW_CRC32_BLOCK	16
+
+/*
+ * All the bytes of a packet given by its fragments (the PBC left out) into
+ * dst, the CRC state going on over those below crc_end (<= the packet's
+ * length), folded as they are copied. frags_copy() from 0 to the end, in
+ * one walk with no range arithmetic: what every cut-through packet without
+ * a split header takes.
+ */
+static uint32_t
+frags_copy_all(const struct sw_frags *fr, uint8_t *dst, uint32_t crc, uint32_t crc_end)
+{
+	const uint8_t *src = (const uint8_t *)fr->f[0].va + PBC_SIZE;
+	uint32_t flen = fr->f[0].len - PBC_SIZE, off = 0;
+	unsigned int i = 0;
+
+	for (;;) {
+		if (off + flen <= crc_end) {
+			crc = hfi_crc32_copy(crc, dst + off, src, flen);
+		} else {
+			uint32_t c = crc_end > off ? crc_end - off : 0;
+
+			if (c < SW_CRC32_BLOCK) {
+				/*
+				 * A few bytes before the ICRC slot (the pad of a
+				 * PMD's trailer): too short to fold, so no copy
+				 * to fuse with; one copy of the fragment.
+				 */
+				if (c > 0)
+					crc = hfi_crc32_update(crc, src, c);
+				memcpy(dst + off, src, flen);
+			} else {
+				crc = hfi_crc32_copy(crc, dst + off, src, c);
+				memcpy(dst + off + c, src + c, flen - c);
+			}
+		}
+		off += flen;
+		if (++i == fr->n)
+			return crc;
+		src = fr->f[i].va;
+		flen = fr->f[i].len;
+	}
+}
+
 /*
  * The one copy of a cut-through packet: the header bytes into the entry
  * (hdr_n of them at ent), the rest from skip on into the eager buffer
@@ -899,29 +952,49 @@ frags_copy(const struct sw_frags *fr, uint32_t from, uint32_t to, uint8_t *dst, 
 static uint64_t
 rx_copy_frags(const struct rx_pkt *p, uint8_t *egr, uint8_t *ent, uint32_t hdr_n)
 {
+	const struct sw_frags *fr = p->fr;
 	uint32_t slot = (uint32_t)hfi_icrc_offset(p->len), crc = HFI_CRC32_INIT, icrc;
+	/* The slot's bytes lie in the eager copy, and the header holds none of them. */
+	bool slot_egr = egr != NULL && slot >= p->skip && slot >= hdr_n;
 	uint8_t b[sizeof(icrc)];
 	unsigned int k;
 
-	if (p->skip > 0 && hdr_n >= p->skip) {
-		/* Split: the header bytes come first in the CRC. */
-		frags_copy(p->fr, 0, p->skip, ent, 0, 0);
-		crc = hfi_crc32_update(crc, ent, min_u32(p->skip, slot));
-	} else if (p->skip > 0) {
-		crc = frags_copy(p->fr, 0, p->skip, NULL, crc, slot);	/* not written */
-	} else if (hdr_n > 0) {
-		frags_copy(p->fr, 0, hdr_n, ent, 0, 0);
+	if (p->skip == 0 && egr != NULL) {
+		/*
+		 * The common case: the whole packet into the eager buffer in one
+		 * walk, the header bytes straight from the first fragment when
+		 * they lie there (sdma_one_16b(): at least the LRH does).
+		 */
+		if (hdr_n > 0 && hdr_n <= fr->f[0].len - PBC_SIZE)
+			memcpy(ent, (const uint8_t *)fr->f[0].va + PBC_SIZE, hdr_n);
+		else if (hdr_n > 0)
+			frags_copy(fr, 0, hdr_n, ent, 0, 0);
+		crc = frags_copy_all(fr, egr, crc, slot);
+	} else {
+		if (p->skip > 0 && hdr_n >= p->skip) {
+			/* Split: the header bytes come first in the CRC. */
+			frags_copy(fr, 0, p->skip, ent, 0, 0);
+			crc = hfi_crc32_update(crc, ent, min_u32(p->skip, slot));
+		} else if (p->skip > 0) {
+			crc = frags_copy(fr, 0, p->skip, NULL, crc, slot);	/* not written */
+		} else if (hdr_n > 0) {
+			frags_copy(fr, 0, hdr_n, ent, 0, 0);
+		}
+		if (egr != NULL)
+			crc = frags_copy(fr, p->skip, p->len, egr, crc, slot);
 	}
-	if (egr != NULL)
-		crc = frags_copy(p->fr, p->skip, p->len, egr, crc, slot);
 	crc = hfi_crc32_final(crc);
 	if (p->icrc_insert)
 		icrc = crc;
+	else if (slot_egr)
+		memcpy(&icrc, egr + (slot - p->skip), sizeof(icrc));	/* as just copied */
 	else
-		frags_copy(p->fr, slot, slot + sizeof(icrc), (uint8_t *)&icrc, 0, 0);
+		frags_copy(fr, slot, slot + sizeof(icrc), (uint8_t *)&icrc, 0, 0);
 	if (p->icrc_corrupt)
 		icrc = ~icrc;
-	if (p->icrc_insert || p->icrc_corrupt) {
+	if (slot_egr && (p->icrc_insert || p->icrc_corrupt)) {
+		memcpy(egr + (slot - p->skip), &icrc, sizeof(icrc));
+	} else if (p->icrc_insert || p->icrc_corrupt) {
 		/* The slot as the egress leaves it, wherever its bytes landed. */
 		memcpy(b, &icrc, sizeof(b));
 		for (k = 0; k < sizeof(b); k++) {
@@ -937,7 +1010,7 @@ rx_copy_frags(const struct rx_pkt *p, uint8_t *egr, uint8_t *ent, uint32_t hdr_n
 }
 
 /* Write a packet into receive context ctxt. Called with the drain lock held. */
-static enum deliver_rc
+static sw_inline enum deliver_rc
 rx_place(struct hfi_sw *sw, unsigned int ctxt, const struct rx_pkt *p)
 {
 	struct fab_port *port = sw->port;
@@ -1035,7 +1108,7 @@ struct rx_cut {
  * or NULL when it computed none (the sender wrote the ICRC itself). cut:
  * a cut-through packet (its ICRC is dealt with as it is copied), or NULL.
  */
-static enum deliver_rc
+static sw_inline enum deliver_rc
 rx_deliver_16b(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, uint64_t rcv_ctrl,
 	       const uint32_t *icrc, const struct rx_cut *cut)
 {
@@ -1194,7 +1267,7 @@ rx_acc_flush(struct hfi_sw *sw)
  * rx_deliver_16b()) with RCV_CTRL as read for it. Called with the drain
  * lock held.
  */
-static enum deliver_rc
+static sw_inline enum deliver_rc
 rx_deliver(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, unsigned int flags,
 	   const uint32_t *icrc, uint64_t rcv_ctrl, const struct rx_cut *cut)
 {
