@@ -388,7 +388,8 @@ opa_vnic_tx_finish(const struct opa_vnic_tx_ctx *ctx, const struct opa_vnic_mac_
 		if (mc)
 			dlid = ctx->mcast_dlid;
 		else if (frame[0] & 2)
-			dlid = (uint32_t)frame[5] << 16 | (uint32_t)frame[4] << 8 | frame[3];
+			/* Bytes 3..5: one load of 2..5 (byte 2 shifted out). */
+			dlid = opa_vnic_get_le32(frame + 2) >> 8;
 		else
 			dlid = ctx->flow_dlid[opa_vnic_flow_id(entropy)];
 		if (dlid == 0)
