@@ -609,7 +609,14 @@ test_classify_size_buckets(void **state)
 	};
 	size_t i;
 
+	uint32_t len;
+
 	(void)state;
+	/* The table against the kernel's limits, every length either side of its end. */
+	for (len = 0; len < 2 * OPA_VNIC_SIZE_TBL_LEN; len++)
+		assert_int_equal(opa_vnic_size_bucket(len),
+				 (len >= 61) + (len >= 124) + (len >= 252) + (len >= 508) +
+				 (len >= 1020) + (len >= 1515));
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		assert_int_equal(opa_vnic_size_bucket(t[i].len), t[i].b);
 		if (t[i].name != NULL)

@@ -53,6 +53,16 @@ static const char *const size_bucket_names[OPA_VNIC_SIZE_NUM_BUCKETS] = {
 	[OPA_VNIC_SIZE_1519_MAX] = "1519_max",
 };
 
+/* Limits as the kernel's, FCS-inclusive (64, 127, 255, ...), minus its 4 bytes. */
+const uint8_t opa_vnic_size_tbl[OPA_VNIC_SIZE_TBL_LEN] = {
+	[0 ... 60] = OPA_VNIC_SIZE_64,
+	[61 ... 123] = OPA_VNIC_SIZE_65_127,
+	[124 ... 251] = OPA_VNIC_SIZE_128_255,
+	[252 ... 507] = OPA_VNIC_SIZE_256_511,
+	[508 ... 1019] = OPA_VNIC_SIZE_512_1023,
+	[1020 ... OPA_VNIC_SIZE_TBL_LEN - 1] = OPA_VNIC_SIZE_1024_1518,
+};
+
 const char *
 opa_vnic_size_bucket_name(enum opa_vnic_size_bucket b)
 {

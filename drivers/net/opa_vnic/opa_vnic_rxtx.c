@@ -676,12 +676,7 @@ tx_accept(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_mbuf
 	uint32_t avail = m->data_len, len = m->pkt_len, zeros;
 	int err;
 
-	if (unlikely(!s->forwarding)) {
-		/* The kernel counts the metadata (4) and header (20) it had pushed. */
-		tx_count_unsent(st, len, 4 + OPA_VNIC_HDR_LEN);
-		st->drop_state++;
-		return false;
-	}
+	/* A vport that does not forward drops the whole burst before this (tx_burst()). */
 	/* Headers split over segments (a short first one): decided on a copy of them. */
 	if (unlikely(avail < OPA_VNIC_TX_PEEK && len > avail)) {
 		avail = RTE_MIN(len, (uint32_t)OPA_VNIC_TX_PEEK);
@@ -690,8 +685,11 @@ tx_accept(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_mbuf
 	/* The same bytes as the reference below: a frame decides alike however it is cut. */
 	if (likely(opa_vnic_tx_decide_fast(&s->tx, s->mac, frame, avail, len,
 					   (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH) ?
-					   &m->hash.rss : NULL, d, &t->vlan)))
+					   &m->hash.rss : NULL, d, &t->vlan))) {
+		/* The decision read 60 bytes or more: the group bit it looked at, again. */
+		t->mcast = frame[0] & 1;
 		goto decided;
+	}
 	err = opa_vnic_tx_decide(&s->tx, s->mac, frame, avail, len,
 				 (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH) ? m->hash.rss :
 				 opa_vnic_flow_hash(frame, avail), d);
@@ -706,8 +704,10 @@ tx_accept(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_mbuf
 		return false;
 	}
 	t->vlan = opa_vnic_is_vlan(frame, avail);
+	t->mcast = opa_vnic_is_mcastbcast(frame, avail);
 decided:
-	if (unlikely(m->nb_segs + 3 > SDMA_MAX_DESC_PER_PKT)) {
+	/* One segment always fits: the count is read again only for chained mbufs. */
+	if (unlikely(m->nb_segs != 1 && m->nb_segs + 3 > SDMA_MAX_DESC_PER_PKT)) {
 		tx_count_unsent(st, len, 0);
 		st->seg++;
 		return false;
@@ -723,7 +723,6 @@ decided:
 	}
 	t->m = m;
 	t->slot = slot;
-	t->mcast = opa_vnic_is_mcastbcast(frame, avail);
 	/* The headroom is ours only in a direct mbuf nobody else references. */
 	if (RTE_MBUF_DIRECT(m) && rte_mbuf_refcnt_read(m) == 1 &&
 	    rte_pktmbuf_headroom(m) >= OPA_VNIC_HDR_ROOM) {
@@ -884,6 +883,20 @@ tx_burst(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_mbuf 
 	struct hfi_sdma_wr w;
 	uint64_t at = 0;
 
+	/*
+	 * A vport that does not forward drops every frame: checked once per
+	 * burst (the snapshot does not change under it), each frame counted
+	 * and freed as its own check did, in order.
+	 */
+	if (unlikely(!s->forwarding)) {
+		for (i = 0; i < n; i++) {
+			/* The kernel counts the metadata (4) and header (20) it had pushed. */
+			tx_count_unsent(st, pkts[i]->pkt_len, 4 + OPA_VNIC_HDR_LEN);
+			st->drop_state++;
+		}
+		rte_pktmbuf_free_bulk(pkts, n);
+		return n;
+	}
 	if (ded)
 		free_descs = hfi_sdma_ded_begin(e, &w);
 	else

@@ -57,6 +57,28 @@ opa_vnic_tx_decide_fast(const struct opa_vnic_tx_ctx *ctx,
 	/* Short frames are decided padded to 60 bytes: the reference pads them. */
 	if (avail < OPA_VNIC_MIN_FRAME_LEN || avail > frame_len || frame_len > ctx->max_frame_len)
 		return false;
+	/*
+	 * The common frame first: untagged IPv4 without options, not a
+	 * fragment, TCP or UDP. The walk below decides it alike; these few
+	 * loads settle at once what the walk finds out step by step (its
+	 * tags, IHL, fragment and port tests), with the class and table index
+	 * known here. The ports lie within the 60 bytes available.
+	 */
+	if (opa_vnic_fast_be16(f + 12) == 0x0800 && f[14] == 0x45 &&
+	    (opa_vnic_fast_be16(f + 20) & 0x3fff) == 0 && (f[23] == 6 || f[23] == 17)) {
+		proto = f[23];
+		*vlan = false;
+		if (rss == NULL) {
+			h = opa_vnic_flow_step(proto, opa_vnic_flow_load64(f + 26));
+			h = opa_vnic_flow_step(h, (uint64_t)opa_vnic_flow_load32(f + 34) << 16 | 1);
+			hash = opa_vnic_flow_final(h);
+		} else {
+			hash = *rss;
+		}
+		return opa_vnic_tx_finish(ctx, mac_tbl, f, frame_len, OPA_VNIC_TX_UNTAGGED,
+					  proto == 6 ? OPA_VNIC_RC_IPV4_TCP : OPA_VNIC_RC_IPV4_UDP,
+					  opa_vnic_entropy(hash), d) == OPA_VNIC_OK;
+	}
 	type = opa_vnic_fast_be16(f + 12);
 	*vlan = type == 0x8100;
 	idx = opa_vnic_fast_is_tag(type) ? (unsigned int)(f[14] >> 5) : OPA_VNIC_TX_UNTAGGED;
