@@ -199,6 +199,24 @@ reap_all(struct env *env, struct hfi_sdma *e)
 	return total;
 }
 
+/*
+ * The end of a run of npkt packets on a 64-descriptor ring: more than four
+ * wraps, every generation seen, no halt, every packet sent and received.
+ */
+static void
+wrapped_run_end(struct env *env, struct hfi_sdma *e, uint32_t npkt, unsigned int gens_seen)
+{
+	uint32_t seq;
+
+	assert_true(e->tail >= 4 * 64 + 64);
+	assert_int_equal(gens_seen, 0xf);
+	assert_false(hfi_sdma_halted(e));
+	for (seq = 0; seq < npkt; seq++)
+		assert_int_equal(env->sent[seq], 1);
+	assert_int_equal(test_counters(env->b).rx_pkts, npkt);
+	hfi_sdma_release(e, NULL, NULL);
+}
+
 static void
 test_ring_wrap_generation(void **state)
 {
@@ -239,13 +257,7 @@ test_ring_wrap_generation(void **state)
 		reap_all(env, e);
 		harness_rxq_poll(&env->rx, 64, on_rx, env);
 	}
-	assert_true(e->tail >= 4 * 64 + 64);	/* more than four wraps */
-	assert_int_equal(gens_seen, 0xf);
-	assert_false(hfi_sdma_halted(e));
-	for (seq = 0; seq < npkt; seq++)
-		assert_int_equal(env->sent[seq], 1);
-	assert_int_equal(test_counters(env->b).rx_pkts, npkt);
-	hfi_sdma_release(e, NULL, NULL);
+	wrapped_run_end(env, e, npkt, gens_seen);
 }
 
 /*
@@ -318,13 +330,7 @@ test_ded_writer(void **state)
 		reap_all(env, e);
 		harness_rxq_poll(&env->rx, 64, on_rx, env);
 	}
-	assert_true(e->tail >= 4 * 64 + 64);	/* more than four wraps */
-	assert_int_equal(gens_seen, 0xf);
-	assert_false(hfi_sdma_halted(e));
-	for (seq = 0; seq < npkt; seq++)
-		assert_int_equal(env->sent[seq], 1);
-	assert_int_equal(test_counters(env->b).rx_pkts, npkt);
-	hfi_sdma_release(e, NULL, NULL);
+	wrapped_run_end(env, e, npkt, gens_seen);
 }
 
 static void
