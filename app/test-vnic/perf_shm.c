@@ -74,24 +74,32 @@ count_errors(const struct hfi_rcv_pkt *pkt, const uint8_t *data, void *arg)
 		(*(uint32_t *)arg)++;
 }
 
-/* The receiver: drain what it is told to, time it, say how it went. */
-static void __attribute__((noreturn))
-receiver(const char *spec, int cmd_fd, int res_fd)
+/* A software HFI on the fabric, inline engine, one SDMA engine and one context. */
+static int
+shm_dev_open(const char *name, const char *spec, uint32_t lid, struct hfi_dev **dev)
 {
 	struct hfi_dev_params p;
-	struct hfi_rcv_params rp;
-	struct harness_rxq rxq;
-	struct hfi_dev *dev;
-	uint32_t count;
-	uint8_t ready = 1;
 
 	hfi_dev_params_init(&p);
 	p.fabric = spec;
 	p.engine = HFI_ENGINE_INLINE;
 	p.num_sdma = 1;
 	p.num_rcv_ctxts = 1;
-	p.lid = SHM_RECV_LID;
-	if (hfi_dev_open("swshm1", &p, &dev) != 0)
+	p.lid = lid;
+	return hfi_dev_open(name, &p, dev);
+}
+
+/* The receiver: drain what it is told to, time it, say how it went. */
+static void __attribute__((noreturn))
+receiver(const char *spec, int cmd_fd, int res_fd)
+{
+	struct hfi_rcv_params rp;
+	struct harness_rxq rxq;
+	struct hfi_dev *dev;
+	uint32_t count;
+	uint8_t ready = 1;
+
+	if (shm_dev_open("swshm1", spec, SHM_RECV_LID, &dev) != 0)
 		_exit(1);
 	harness_rcv_params(&rp);
 	if (harness_rxq_open(&rxq, dev, 0, &rp) != 0)
@@ -119,7 +127,6 @@ int
 perf_shm_open(struct perf_shm **out)
 {
 	struct hfi_fabric_config cfg;
-	struct hfi_dev_params p;
 	struct perf_shm *s;
 	int cmd[2], res[2], rc;
 	uint8_t ready;
@@ -159,13 +166,7 @@ perf_shm_open(struct perf_shm **out)
 	rc = pipe_xfer(s->from_child, &ready, 1, true);
 	if (rc != 0)
 		goto fail;
-	hfi_dev_params_init(&p);
-	p.fabric = s->spec;
-	p.engine = HFI_ENGINE_INLINE;
-	p.num_sdma = 1;
-	p.num_rcv_ctxts = 1;
-	p.lid = SHM_SEND_LID;
-	rc = hfi_dev_open("swshm0", &p, &s->dev);
+	rc = shm_dev_open("swshm0", s->spec, SHM_SEND_LID, &s->dev);
 	if (rc != 0)
 		goto fail;
 	rc = harness_txq_open(&s->txq, s->dev, 0, 64);

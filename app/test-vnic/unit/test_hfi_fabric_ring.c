@@ -100,7 +100,7 @@ put(struct ring_env *env, uint32_t len, uint32_t seed)
 	c->len = len;
 	c->flags = 0;
 	fill(data, len, seed);
-	fab_data_commit(env->fab, c, pos);
+	fab_data_commit(c);
 	return data;
 }
 
@@ -345,7 +345,7 @@ producer_run(void *arg)
 		memcpy(data, &p->id, 4);
 		memcpy(data + 4, &seq, 4);
 		fill(data + 8, len - 8, p->id << 24 ^ seq);
-		fab_data_commit(p->env->fab, c, pos);
+		fab_data_commit(c);
 	}
 	return NULL;
 }

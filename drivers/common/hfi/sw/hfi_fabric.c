@@ -141,14 +141,13 @@ fab_set_bases(struct hfi_fabric *fab)
 {
 	struct fab_hdr *h = fab->hdr;
 
-	fab->data_stride = FAB_CELL_HDR;
 	fab->data_cells = h->cfg.data_cells;
 	fab->data_shift = log2u(h->cfg.data_cells);
 	fab->port_units = (uint64_t)h->cfg.data_cells * FAB_PKT_UNITS_MAX;
 	fab->mad_stride = FAB_CELL_HDR + FAB_MAD_PAYLOAD;
 	fab->data_base = (uint8_t *)h + hdr_bytes();
 	fab->unit_base = fab->data_base +
-			 (size_t)h->cfg.max_ports * h->cfg.data_cells * fab->data_stride;
+			 (size_t)h->cfg.max_ports * h->cfg.data_cells * FAB_CELL_HDR;
 	fab->mad_base = fab->unit_base +
 			(size_t)h->cfg.max_ports * h->cfg.data_cells * FAB_DATA_PAYLOAD;
 }
@@ -1107,15 +1106,13 @@ fab_data_claim(struct hfi_fabric *fab, int slot, uint32_t len, uint64_t *pos_out
 }
 
 void
-fab_data_commit(struct hfi_fabric *fab, struct fab_cell *c, uint64_t pos)
+fab_data_commit(struct fab_cell *c)
 {
 	uint64_t st = atomic_load_explicit(&c->state, memory_order_relaxed);
 
 	atomic_store_explicit(&c->state, (st & ~(UINT64_C(3) << 16 | 0xffff)) |
 					 (uint64_t)CELL_FULL << 16,
 			      memory_order_release);
-	(void)fab;
-	(void)pos;
 }
 
 /*
@@ -1156,8 +1153,8 @@ data_free(struct hfi_fabric *fab, struct fab_ring *r, uint8_t *cells, struct fab
  * freed and counted, as are descriptors whose length does not fit the
  * units they claimed (only a broken writer leaves one).
  */
-static struct fab_cell *
-data_peek(struct hfi_fabric *fab, int slot, uint64_t *pos_out, uint8_t **data)
+struct fab_cell *
+fab_data_peek(struct hfi_fabric *fab, int slot, uint64_t *pos_out, uint8_t **data)
 {
 	struct fab_port *port = fab_port(fab, slot);
 	struct fab_ring *r = &port->data;
@@ -1193,12 +1190,6 @@ data_peek(struct hfi_fabric *fab, int slot, uint64_t *pos_out, uint8_t **data)
 	}
 }
 
-struct fab_cell *
-fab_data_peek(struct hfi_fabric *fab, int slot, uint64_t *pos, uint8_t **data)
-{
-	return data_peek(fab, slot, pos, data);
-}
-
 void
 fab_data_pop(struct hfi_fabric *fab, int slot, struct fab_cell *c, uint64_t pos)
 {
@@ -1221,7 +1212,7 @@ flush_data_locked(struct hfi_fabric *fab, int slot)
 	uint8_t *data;
 	uint64_t pos;
 
-	while ((c = data_peek(fab, slot, &pos, &data)) != NULL) {
+	while ((c = fab_data_peek(fab, slot, &pos, &data)) != NULL) {
 		int from = fab_slot_of_lid(fab, c->src_lid);
 
 		if (from >= 0 && from != slot)
@@ -1517,7 +1508,7 @@ push_data(struct hfi_fabric *fab, struct fab_src src, const uint32_t *icrc, uint
 				c->flags |= FAB_PKT_ICRC;
 			}
 			memcpy(data, pkt, len);
-			fab_data_commit(fab, c, pos);
+			fab_data_commit(c);
 		}
 		if (flags & FAB_PKT_INJECTED) {
 			fab_count_ctr(src.ctr, FAB_CTR(rx_injected), 1);
@@ -1558,10 +1549,10 @@ fab_push_data_acc(struct hfi_fabric *fab, int src_slot, struct fab_tx_acc *acc,
 }
 
 struct fab_cell *
-fab_push_cell_claim(struct hfi_fabric *fab, int src_slot, int slot, uint32_t len, uint64_t *pos,
-		    uint8_t **data)
+fab_push_cell_claim(struct hfi_fabric *fab, int src_slot, int slot, uint32_t len, uint8_t **data)
 {
-	struct fab_cell *c = fab_data_claim(fab, slot, len, pos, data);
+	uint64_t pos;
+	struct fab_cell *c = fab_data_claim(fab, slot, len, &pos, data);
 
 	if (c == NULL)
 		return NULL;
@@ -1572,14 +1563,14 @@ fab_push_cell_claim(struct hfi_fabric *fab, int src_slot, int slot, uint32_t len
 }
 
 void
-fab_push_cell_commit(struct hfi_fabric *fab, struct fab_tx_acc *acc, struct fab_cell *c,
-		     uint64_t pos, uint32_t len, const uint32_t *icrc)
+fab_push_cell_commit(struct fab_tx_acc *acc, struct fab_cell *c, uint32_t len,
+		     const uint32_t *icrc)
 {
 	if (icrc != NULL) {
 		c->icrc = *icrc;
 		c->flags |= FAB_PKT_ICRC;
 	}
-	fab_data_commit(fab, c, pos);
+	fab_data_commit(c);
 	acc->pkts++;
 	acc->bytes += len;
 }

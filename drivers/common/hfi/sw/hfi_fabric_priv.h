@@ -172,7 +172,6 @@ struct hfi_fabric {
 	uint32_t data_shift;		/* log2(data_cells) */
 	uint64_t port_units;		/* payload units per port */
 	uint8_t *mad_base;
-	uint32_t data_stride;
 	uint32_t mad_stride;
 	int proc;			/* our entry in procs[] */
 	uint16_t owner;			/* proc | gen << 6, recorded in claimed cells */
@@ -447,9 +446,9 @@ void fab_push_data_acc(struct hfi_fabric *fab, int src_slot, struct fab_tx_acc *
  * touched after the commit.
  */
 struct fab_cell *fab_push_cell_claim(struct hfi_fabric *fab, int src_slot, int slot,
-				     uint32_t len, uint64_t *pos, uint8_t **data);
-void fab_push_cell_commit(struct hfi_fabric *fab, struct fab_tx_acc *acc, struct fab_cell *c,
-			  uint64_t pos, uint32_t len, const uint32_t *icrc);
+				     uint32_t len, uint8_t **data);
+void fab_push_cell_commit(struct fab_tx_acc *acc, struct fab_cell *c, uint32_t len,
+			  const uint32_t *icrc);
 
 /*
  * Claim room for a packet of len bytes (at most FAB_DATA_PAYLOAD) in a
@@ -458,7 +457,7 @@ void fab_push_cell_commit(struct hfi_fabric *fab, struct fab_tx_acc *acc, struct
  */
 struct fab_cell *fab_data_claim(struct hfi_fabric *fab, int slot, uint32_t len, uint64_t *pos,
 				uint8_t **data);
-void fab_data_commit(struct hfi_fabric *fab, struct fab_cell *c, uint64_t pos);
+void fab_data_commit(struct fab_cell *c);
 
 /*
  * Oldest complete inbound packet of a port (its descriptor, its bytes in

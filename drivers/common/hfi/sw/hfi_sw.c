@@ -1489,13 +1489,12 @@ sdma_cell(struct hfi_sw *sw, struct sw_sdma *e, const struct sw_frags *fr, uint6
 	uint32_t len = fr->total - PBC_SIZE, icrc = 0;
 	struct fab_cell *c;
 	uint8_t *data;
-	uint64_t pos;
 
 	if (!atomic_load_explicit(&sw->fab->cell_gather, memory_order_relaxed))
 		return 0;
 	/* As the staging path does: the receiver's run counts first. */
 	cut_release(e);
-	c = fab_push_cell_claim(sw->fab, sw->slot, slot, len, &pos, &data);
+	c = fab_push_cell_claim(sw->fab, sw->slot, slot, len, &data);
 	if (c == NULL)
 		return 0;
 	if (insert) {
@@ -1509,7 +1508,7 @@ sdma_cell(struct hfi_sw *sw, struct sw_sdma *e, const struct sw_frags *fr, uint6
 	}
 	if ((pbc & PBC_TEST_BAD_ICRC) || take_fault(&sw->fault_icrc))
 		icrc_corrupt(data, len, false);
-	fab_push_cell_commit(sw->fab, &e->tx_acc, c, pos, len, insert ? &icrc : NULL);
+	fab_push_cell_commit(&e->tx_acc, c, len, insert ? &icrc : NULL);
 	e->cell_gathered++;
 	return 1;
 }
