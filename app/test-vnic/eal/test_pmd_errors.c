@@ -240,6 +240,8 @@ struct tx_expect {
 	uint16_t raw_len;
 	/* The 16B header's RC and entropy: recorded, then expected again. */
 	bool record, check_hdr;
+	/* The 16B trailer after the frame: zero pad, a good ICRC, the tail byte. */
+	bool check_trailer;
 	uint8_t rc;
 	uint16_t entropy;
 };
@@ -267,9 +269,23 @@ tx_rx(uint16_t port, uint16_t q, struct rte_mbuf *m, void *arg)
 		if (e->record) {
 			e->rc = h.rc;
 			e->entropy = h.entropy;
-		} else if (h.rc != e->rc || h.entropy != e->entropy) {
+		} else if (e->check_hdr && (h.rc != e->rc || h.entropy != e->entropy)) {
 			e->bad++;
 		}
+	}
+	if (e->check_trailer) {
+		/* The whole 16B packet lies in the eager buffer as it came. */
+		const uint8_t *pkt = rte_pktmbuf_mtod(m, const uint8_t *) - OPA_VNIC_HDR_LEN;
+		uint32_t pad = -(m->pkt_len + OPA_VNIC_HDR_LEN + OPA_VNIC_ICRC_TAIL_LEN) & 7;
+		uint32_t plen = OPA_VNIC_HDR_LEN + m->pkt_len + pad + OPA_VNIC_ICRC_TAIL_LEN;
+		uint32_t i;
+
+		if (!RTE_MBUF_HAS_EXTBUF(m) || m->nb_segs != 1 || pkt[plen - 1] != pad ||
+		    !hfi_icrc_check(pkt, plen))
+			e->bad++;
+		for (i = 0; i < pad; i++)
+			if (pkt[OPA_VNIC_HDR_LEN + m->pkt_len + i] != 0)
+				e->bad++;
 	}
 	if (m->pkt_len != e->len || m->packet_type != RTE_PTYPE_L2_ETHER) {
 		e->bad++;
@@ -420,6 +436,31 @@ tx_paths_from(uint16_t src, uint16_t dst)
 	e.check_hdr = false;
 	e.raw = NULL;
 
+	/*
+	 * Every pad, with the trailer written after the frame (tailroom full
+	 * of other bytes) and apart from it (no tailroom): the same trailer
+	 * on the wire.
+	 */
+	e.record = true;
+	e.check_trailer = true;
+	for (i = 0; i < 16; i++) {
+		e.len = (uint16_t)(OPA_VNIC_MIN_FRAME_LEN + i % 8);
+		m = pt_frame(pt_mp, &mac, src, PT_UCAST, e.seq, 4, e.len);
+		if (i < 8) {
+			memset(rte_pktmbuf_mtod_offset(m, uint8_t *, e.len), 0xcd,
+			       rte_pktmbuf_tailroom(m));
+		} else {
+			uint16_t off = (uint16_t)(m->buf_len - e.len - 15);
+
+			memmove((uint8_t *)m->buf_addr + off, rte_pktmbuf_mtod(m, void *), e.len);
+			m->data_off = off;
+			memset((uint8_t *)m->buf_addr + off + e.len, 0xcd, 15);
+		}
+		send_expect(src, dst, m, &e);
+	}
+	e.record = false;
+	e.check_trailer = false;
+
 	/* A runt goes out padded to 60 bytes with zeros. */
 	memcpy(runt, mac.addr_bytes, 6);
 	for (i = 6; i < sizeof(runt); i++)
@@ -504,7 +545,7 @@ pt_test_tx_paths(void **state)
 	tx_paths_from(a_hw, b);
 	assert_int_equal(pt_xstat(b, "rx_icrc_errors"), 0);
 	assert_int_equal(rte_eth_stats_get(b, &st), 0);
-	assert_int_equal(st.ipackets, 2 * 11);
+	assert_int_equal(st.ipackets, 2 * 27);
 	assert_int_equal(st.ierrors, 0);
 
 	/* Unknown global unicast without default ports: DLID 0, as the kernel counts it. */
@@ -559,7 +600,7 @@ pt_test_tx_paths(void **state)
 	assert_int_equal(rte_eth_dev_set_link_up(a_sw), 0);
 	assert_int_equal(rte_eth_stats_get(a_sw, &st), 0);
 	assert_int_equal(st.oerrors, 4);
-	assert_int_equal(st.opackets, 12);
+	assert_int_equal(st.opackets, 28);
 
 	/*
 	 * A burst larger than the receiver's fabric ring (back-pressure) and

@@ -230,7 +230,7 @@ crc32_wide_copy(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len,
 
 	x = fold(crc, dst, p, len);
 	memcpy(dst + n, p + n, len - n);
-	return crc32_finish(x, dst + n, len - n);
+	return crc32_finish(x, p + n, len - n);
 }
 #endif
 

@@ -330,7 +330,25 @@ hfi_sdma_wr_pkt(struct hfi_sdma_wr *w, const struct hfi_sdma_frag *frags,
 	w->at = c;
 }
 
-/* hfi_sdma_wr_pkt() of a packet of two fragments, the common one: no loop. */
+/* hfi_sdma_wr_pkt() of a packet in one fragment: one descriptor, first and last. */
+static inline void
+hfi_sdma_wr_pkt1(struct hfi_sdma_wr *w, uint64_t iova, uint32_t len, void *cookie,
+		 struct hfi_sdma_user *user)
+{
+	uint64_t c = w->at;
+	struct hfi_sdma_pkt *p = &w->pkts[c & w->mask];
+	struct hfi_sdma_desc *d = &w->ring[c & w->mask];
+
+	p->cookie = cookie;
+	p->user = user;
+	p->ndesc = 1;
+	d->qw[0] = iova | (uint64_t)len << SDMA_DESC0_BYTE_COUNT_SHIFT |
+		   SDMA_DESC0_FIRST_DESC_FLAG | SDMA_DESC0_LAST_DESC_FLAG;
+	d->qw[1] = hfi_sdma_desc_gen(w, c) | SDMA_DESC1_HEAD_TO_HOST_FLAG;
+	w->at = c + 1;
+}
+
+/* hfi_sdma_wr_pkt() of a packet of two fragments: no loop. */
 static inline void
 hfi_sdma_wr_pkt2(struct hfi_sdma_wr *w, uint64_t iova0, uint32_t len0, uint64_t iova1,
 		 uint32_t len1, void *cookie, struct hfi_sdma_user *user)

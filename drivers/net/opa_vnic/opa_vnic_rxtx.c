@@ -637,6 +637,19 @@ struct tx_pkt {
 	bool vlan;
 };
 
+/*
+ * The trailer of a frame whose tailroom takes it, by pad: the pad's zeros,
+ * the ICRC slot, the tail byte (the pad again), then bytes of no meaning
+ * up to one 16-byte store.
+ */
+#define OPA_VNIC_TAIL_STORE	16
+static const uint8_t tx_tail[OPA_VNIC_MAX_PAD + 1][OPA_VNIC_TAIL_STORE] = {
+	[1] = { [5] = 1 }, [2] = { [6] = 2 }, [3] = { [7] = 3 }, [4] = { [8] = 4 },
+	[5] = { [9] = 5 }, [6] = { [10] = 6 }, [7] = { [11] = 7 },
+};
+_Static_assert(OPA_VNIC_MAX_PAD + OPA_VNIC_ICRC_TAIL_LEN <= OPA_VNIC_TAIL_STORE,
+	       "a trailer fits one store");
+
 /* Every segment's data within the engine's 48-bit addresses. */
 static inline bool
 tx_iova_ok(const struct rte_mbuf *m)
@@ -736,6 +749,20 @@ decided:
 		t->f0_len = OPA_VNIC_HDR_ROOM;
 		t->seg = m;
 	}
+	/*
+	 * A whole frame in the headroom's mbuf with room after it: the trailer
+	 * (pad, ICRC slot, tail byte) goes there too (tx_write()), and the
+	 * packet is one fragment, one descriptor. Runts keep the trailer's
+	 * zeros.
+	 */
+	if (likely(!icrc_sw && t->seg == NULL && len >= OPA_VNIC_MIN_FRAME_LEN &&
+		   rte_pktmbuf_tailroom(m) >= OPA_VNIC_TAIL_STORE &&
+		   ((rte_pktmbuf_iova(m) + m->data_len + OPA_VNIC_TAIL_STORE) &
+		    ~SDMA_DESC0_PHY_ADDR_MASK) == 0)) {
+		t->f0_len += d->pad + OPA_VNIC_ICRC_TAIL_LEN;
+		t->nf = 1;
+		return true;
+	}
 	zeros = (len < OPA_VNIC_MIN_FRAME_LEN ? OPA_VNIC_MIN_FRAME_LEN - len : 0) + d->pad;
 	t->nf = (uint16_t)(1 + tx_seg_descs(t->seg) + (!icrc_sw ? 1 : 1 + (zeros != 0)));
 	return true;
@@ -805,11 +832,21 @@ tx_write(struct opa_vnic_txq *q, const struct tx_pkt *t, const struct opa_vnic_t
 {
 	uint32_t len = t->m->pkt_len, tlen;
 
-	if (likely(t->seg == NULL && !icrc_sw)) {
+	if (likely(t->nf == 1)) {
 		/*
-		 * The common frame: headers and its one segment, then the
-		 * trailer: runts padded to 60 bytes with zeros, like the
-		 * kernel does, the pad, the ICRC slot and the tail byte.
+		 * The common frame: header, frame and trailer in one piece of
+		 * the mbuf. The store runs past the trailer into the tailroom
+		 * tx_accept() saw; the ICRC slot is the HFI's to fill.
+		 */
+		memcpy(t->h + OPA_VNIC_HDR_ROOM + len, tx_tail[d->pad], OPA_VNIC_TAIL_STORE);
+		hfi_sdma_wr_pkt1(w, t->h_iova, t->f0_len, t->m, &q->user);
+		return;
+	}
+	if (t->seg == NULL && !icrc_sw) {
+		/*
+		 * One segment, then the trailer: runts padded to 60 bytes with
+		 * zeros, like the kernel does, the pad, the ICRC slot and the
+		 * tail byte.
 		 */
 		tlen = (len < OPA_VNIC_MIN_FRAME_LEN ? OPA_VNIC_MIN_FRAME_LEN - len : 0) + d->pad +
 		       OPA_VNIC_ICRC_TAIL_LEN;
