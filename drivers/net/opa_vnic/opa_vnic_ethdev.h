@@ -71,9 +71,9 @@ extern int opa_vnic_logtype;
 #define OPA_VNIC_RX_DESC_MAX	8192	/* header queue entries (packets) per receive context */
 /*
  * A Tx queue of n descriptors holds n - 1 single-segment packets: each takes
- * two SDMA descriptors at least (header with the first segment, trailer), so
- * the engine it is put on has a ring of 2n at least; at most 32768 (the
- * engine's limit).
+ * two SDMA descriptors when its header is in its headroom (header with the
+ * frame, trailer; one when the trailer fits in its tailroom), so the engine
+ * it is put on has a ring of 2n at least; at most 32768 (the engine's limit).
  */
 #define OPA_VNIC_TX_DESC_PER_PKT	2
 #define OPA_VNIC_TX_DESC_MAX	(32768 / OPA_VNIC_TX_DESC_PER_PKT)
