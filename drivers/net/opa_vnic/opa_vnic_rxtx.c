@@ -308,7 +308,8 @@ tx_trailer_fill(uint8_t *t)
 
 	memset(t, 0, 8 * OPA_VNIC_TRAILER_ROW);
 	for (pad = 0; pad <= OPA_VNIC_MAX_PAD; pad++)
-		t[pad * OPA_VNIC_TRAILER_ROW + OPA_VNIC_TRAILER_END - 1] = (uint8_t)pad;
+		opa_vnic_trailer_fill(t + pad * OPA_VNIC_TRAILER_ROW + OPA_VNIC_TRAILER_END -
+				      pad - OPA_VNIC_ICRC_TAIL_LEN, pad);
 }
 
 /* Give back the engine (in-flight mbufs freed) and the queue's memory; not q itself. */
@@ -638,17 +639,21 @@ struct tx_pkt {
 };
 
 /*
- * The trailer of a frame whose tailroom takes it, by pad: the pad's zeros,
- * the ICRC slot, the tail byte (the pad again), then bytes of no meaning
- * up to one 16-byte store.
+ * The trailer of a frame whose tailroom takes it, by pad
+ * (opa_vnic_trailer_fill()), then zeros up to one 16-byte store.
  */
 #define OPA_VNIC_TAIL_STORE	16
-static const uint8_t tx_tail[OPA_VNIC_MAX_PAD + 1][OPA_VNIC_TAIL_STORE] = {
-	[1] = { [5] = 1 }, [2] = { [6] = 2 }, [3] = { [7] = 3 }, [4] = { [8] = 4 },
-	[5] = { [9] = 5 }, [6] = { [10] = 6 }, [7] = { [11] = 7 },
-};
+static uint8_t tx_tail[OPA_VNIC_MAX_PAD + 1][OPA_VNIC_TAIL_STORE];
 _Static_assert(OPA_VNIC_MAX_PAD + OPA_VNIC_ICRC_TAIL_LEN <= OPA_VNIC_TAIL_STORE,
 	       "a trailer fits one store");
+
+RTE_INIT(tx_tail_init)
+{
+	unsigned int pad;
+
+	for (pad = 0; pad <= OPA_VNIC_MAX_PAD; pad++)
+		opa_vnic_trailer_fill(tx_tail[pad], pad);
+}
 
 /* Every segment's data within the engine's 48-bit addresses. */
 static inline bool
