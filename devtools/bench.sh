@@ -35,6 +35,7 @@ micro=1
 profile=0
 dry=0
 quick=0
+huge=0
 
 usage() {
 	cat <<EOF
@@ -50,6 +51,9 @@ usage: devtools/bench.sh [options]
   --no-micro       skip dpdk-test-vnic perf --pmd
   --profile        1 round under perf record: where the cycles go, by component and
                    by function, per case (the numbers are perturbed: no table)
+  --huge           every testpmd on hugepages (reserved and mounted for the run, given
+                   back after; root), IOVA as EAL picks it, instead of --no-huge
+                   (perf --pmd keeps --no-huge)
   --dry-run        print the machine and the planned runs, run nothing
 EOF
 }
@@ -79,6 +83,7 @@ while [ $# -gt 0 ]; do
 	--no-micro) micro=0 ;;
 	--profile) profile=1 reps=1 micro=0 ;;
 	--dry-run) dry=1 ;;
+	--huge) huge=1 ;;
 	-h | --help) usage; exit 0 ;;
 	*) usage >&2; die "unknown option '$1'" ;;
 	esac
@@ -102,7 +107,10 @@ build=$(cd "$build" 2>/dev/null && pwd) || die "--build: no directory $build"
 VNIC_BUILD=$build
 # shellcheck source=app/test-vnic/scripts/testpmd_vnic.sh
 . "$top/app/test-vnic/scripts/testpmd_vnic.sh"
+# shellcheck source=app/test-vnic/scripts/hugepages.sh
+. "$top/app/test-vnic/scripts/hugepages.sh"
 test_vnic=$build/app/test-vnic/dpdk-test-vnic
+huge_dir='<hugetlbfs>'	# mounted before the runs (--huge)
 prefix=opa-bench-$$
 ns=opa-bench-$$
 
@@ -137,8 +145,12 @@ command_of() {
 	esac
 	# 64 rx queues' eager chunks (3.5 MiB each) beside the mbufs.
 	[ "$np" = 1 ] || mem=1024
-	printf '%s\n' stdbuf -oL dpdk-testpmd --no-huge -m $mem --no-pci -l 0,1 \
-		"--file-prefix=$prefix"
+	if [ $huge = 1 ]; then
+		printf '%s\n' stdbuf -oL dpdk-testpmd --huge-dir "$huge_dir" -m $mem
+	else
+		printf '%s\n' stdbuf -oL dpdk-testpmd --no-huge -m $mem
+	fi
+	printf '%s\n' --no-pci -l 0,1 "--file-prefix=$prefix"
 	case $c in
 	null)
 		printf '%s\n' --vdev "net_null0,size=$size" --vdev "net_null1,size=$size" ;;
@@ -193,7 +205,9 @@ machine() {
 	echo "project:   $(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)," \
 		"PMD $VNIC_SO"
 	echo "settings:  $reps round(s), ${warmup} s warm-up, ${duration} s measured per run," \
-		"start tx_first $inflight, lcores 0 (main) and 1 (forwarding), --no-huge"
+		"start tx_first $inflight, lcores 0 (main) and 1 (forwarding)," \
+		"$([ $huge = 1 ] && echo "hugepages of $(huge_meminfo Hugepagesize) kB" ||
+			echo --no-huge)"
 }
 
 # ---- the plan ----
@@ -233,12 +247,19 @@ cleanup() {
 		kill "$pid" 2>/dev/null || true
 	fi
 	[ $ns_made = 0 ] || ip netns del "$ns" 2>/dev/null || true
+	[ $huge = 0 ] || huge_release
 	rm -rf "$work" "/var/run/dpdk/$prefix"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 # A testpmd that died makes writes to its stdin fail, not kill this script.
 trap '' PIPE
+if [ $huge = 1 ]; then
+	[ "$(id -u)" = 0 ] || die "--huge needs root (hugepages, hugetlbfs)"
+	# The largest case's memory, and room for EAL's own.
+	huge_dir=$work/huge
+	huge_reserve 1200 "$huge_dir" || die "--huge: $huge_why"
+fi
 
 case " $cases " in
 *" af_packet "*)

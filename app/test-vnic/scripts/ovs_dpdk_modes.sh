@@ -36,9 +36,11 @@ esac
 OVS_TEST=ovs-dpdk-$MODE
 # shellcheck source=app/test-vnic/scripts/ovs_vnic.sh
 . "$(dirname "$0")/ovs_vnic.sh"
+# shellcheck source=app/test-vnic/scripts/hugepages.sh
+. "$(dirname "$0")/hugepages.sh"
 
 HUGE_MB=512		# dpdk-socket-mem: OVS's per-port pools and the PMD's eager chunks
-hp_found="" hp_mounted="" em_pid="" fabric=""
+em_pid="" fabric=""
 ovs_cleanup_hook() {
 	if [ -n "$em_pid" ] && kill -0 "$em_pid" 2>/dev/null; then
 		kill -TERM "$em_pid"
@@ -47,37 +49,23 @@ ovs_cleanup_hook() {
 	em_pid=""
 	[ -n "$fabric" ] && "$TEST_VNIC" fabric destroy "$fabric" >/dev/null 2>&1
 	fabric=""
-	[ -n "$hp_mounted" ] && umount "$hp_mounted"
-	hp_mounted=""
-	[ -n "$hp_found" ] && echo "$hp_found" >/proc/sys/vm/nr_hugepages
-	hp_found=""
+	huge_release
 }
-meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
+meminfo() { huge_meminfo "$@"; }
 
 # ---- memory ----
 if [ "$MODE" = huge ]; then
 	size_kb=$(meminfo Hugepagesize)
-	need=$((HUGE_MB * 1024 / size_kb + 16))
-	free=$(meminfo HugePages_Free)
-	if [ "$free" -lt "$need" ]; then
-		total=$(cat /proc/sys/vm/nr_hugepages)
-		hp_found=$total
-		echo $((total + need - free)) >/proc/sys/vm/nr_hugepages 2>/dev/null
-		free=$(meminfo HugePages_Free)
-		if [ "$free" -lt "$need" ]; then
-			echo "only $free of $need hugepages of $size_kb kB could be reserved: skipped"
-			ovs_cleanup_hook
-			exit 77
-		fi
+	if ! huge_raise $((HUGE_MB * 1024 / size_kb + 16)); then
+		echo "$huge_why: skipped"
+		ovs_cleanup_hook
+		exit 77
 	fi
 	mnt=$(awk -v kb="$size_kb" '$3 == "hugetlbfs" && ($4 !~ /pagesize=/ ||
 		$4 ~ "pagesize=" kb / 1024 "M") { print $2; exit }' /proc/mounts)
 	if [ -z "$mnt" ]; then
 		mnt=$RUN/hugepages
-		mkdir -m 700 "$mnt"
-		mount -t hugetlbfs -o "pagesize=${size_kb}k,mode=0700" nodev "$mnt" ||
-			die "cannot mount hugetlbfs on $mnt"
-		hp_mounted=$mnt
+		huge_mount "$mnt" || die "$huge_why"
 	fi
 	used0=$(($(meminfo HugePages_Total) - $(meminfo HugePages_Free)))
 	ovs_start "--no-pci --iova-mode=va" other_config:dpdk-socket-mem=$HUGE_MB \

@@ -29,7 +29,7 @@
 # unmounted; the fabric is destroyed; every process started is stopped by its pid.
 set -u
 tmp=$(mktemp -d)
-hp_set="" hp_mounted="" tp_pid="" tool_pid="" tx_pid="" fabric_made=""
+tp_pid="" tool_pid="" tx_pid="" fabric_made=""
 fabric=shm:vnic-secondary-$$
 # stop_tree PID: PID's descendants (deepest first), then PID; each by its pid.
 # testpmd runs under vnic_testpmd's subshell and pipeline, whose pid is tp_pid.
@@ -42,8 +42,8 @@ stop_tree() {
 }
 # hold_pids: the processes that map files of the private hugetlbfs (ours only).
 hold_pids() {
-	[ -n "$hp_mounted" ] || return 0
-	grep -l -F "$hp_mounted/" /proc/[0-9]*/maps 2>/dev/null | awk -F/ '{ print $3 }'
+	[ -n "$huge_mounted" ] || return 0
+	grep -l -F "$huge_mounted/" /proc/[0-9]*/maps 2>/dev/null | awk -F/ '{ print $3 }'
 }
 cleanup() {
 	local p i
@@ -62,8 +62,7 @@ cleanup() {
 		wait "$p" 2>/dev/null
 	done
 	[ -n "$fabric_made" ] && "$TEST_VNIC" fabric destroy "$fabric" >/dev/null 2>&1
-	[ -n "$hp_mounted" ] && umount "$hp_mounted"
-	[ -n "$hp_set" ] && echo "$hp_set" >/proc/sys/vm/nr_hugepages
+	huge_release
 	# EAL's runtime directory, which vnic_testpmd removes only after a normal exit.
 	rm -rf "$tmp"
 	declare -F vnic_prefix >/dev/null &&
@@ -72,6 +71,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 VNIC_BUILD=$BUILD_ROOT
+# shellcheck source=app/test-vnic/scripts/hugepages.sh
+. "$(dirname "$0")/hugepages.sh"
 # shellcheck source=app/test-vnic/scripts/testpmd_vnic.sh
 . "$(dirname "$0")/testpmd_vnic.sh"
 fails=0
@@ -85,22 +86,7 @@ done
 [ -x "${TEST_VNIC:-}" ] || skip "no dpdk-test-vnic (TEST_VNIC)"
 
 # ---- hugepages: raise the pool by what is missing, mount a private hugetlbfs ----
-HUGE_MB=600
-meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
-size_kb=$(meminfo Hugepagesize)
-need=$((HUGE_MB * 1024 / size_kb))
-free=$(meminfo HugePages_Free)
-if [ "$free" -lt "$need" ]; then
-	total=$(cat /proc/sys/vm/nr_hugepages)
-	hp_set=$total
-	echo $((total + need - free)) >/proc/sys/vm/nr_hugepages 2>/dev/null
-	[ "$(meminfo HugePages_Free)" -ge "$need" ] ||
-		skip "only $(meminfo HugePages_Free) of $need hugepages could be reserved"
-fi
-mkdir "$tmp/huge"
-mount -t hugetlbfs -o "pagesize=${size_kb}k,mode=0700" nodev "$tmp/huge" ||
-	skip "cannot mount hugetlbfs"
-hp_mounted=$tmp/huge
+huge_reserve 600 "$tmp/huge" || skip "$huge_why"
 
 # ---- the shared-memory fabric: testpmd's two HFIs and the sender's ----
 "$TEST_VNIC" fabric create "$fabric" >"$tmp/fabric.out" 2>&1 ||

@@ -5,41 +5,101 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include <rte_branch_prediction.h>
 #include <rte_eal.h>
+#include <rte_errno.h>
 #include <rte_malloc.h>
 #include <rte_memory.h>
+#include <rte_memzone.h>
 
 #include "hfi_eal.h"
 
 RTE_LOG_REGISTER(hfi_logtype, pmd.common.hfi, NOTICE);
 
+/*
+ * EAL's IOVA mode, fixed once EAL is initialised (before any device
+ * exists): read once rather than through a call into EAL per DMA address.
+ */
+static bool
+iova_is_va(void)
+{
+	static _Atomic int mode = -1;	/* -1: not read yet */
+	int m = atomic_load_explicit(&mode, memory_order_relaxed);
+
+	if (unlikely(m < 0)) {
+		m = rte_eal_iova_mode() == RTE_IOVA_VA;
+		atomic_store_explicit(&mode, m, memory_order_relaxed);
+	}
+	return m != 0;
+}
+
+/*
+ * The device addresses a ring from its first IOVA on, so a ring must be
+ * IOVA-contiguous. As VA any block of DPDK's heap is. As PA a block may
+ * span hugepages that are not physically adjacent: rings then come from
+ * memzones reserved IOVA-contiguous, which DPDK places within one page
+ * when they fit one (named by process: secondaries allocate too).
+ */
 static void *
 eal_alloc(void *arg, size_t size, size_t align, uint64_t *iova)
 {
-	void *p = rte_zmalloc("hfi_ring", size, (unsigned int)align);
+	static _Atomic uint32_t seq;
+	char name[RTE_MEMZONE_NAMESIZE];
+	const struct rte_memzone *mz;
+	void *p;
 
 	(void)arg;
-	if (p == NULL)
-		return NULL;
-	*iova = rte_malloc_virt2iova(p);
-	/* The device addresses the whole ring from its first IOVA: it must be contiguous. */
-	if (*iova == RTE_BAD_IOVA ||
-	    (size > 1 && rte_mem_virt2iova((uint8_t *)p + size - 1) != *iova + size - 1)) {
-		HFI_LOG(ERR, "%zu bytes of ring memory are not IOVA-contiguous (IOVA as PA "
-			    "across hugepages): use --iova-mode=va or larger hugepages", size);
-		rte_free(p);
+	if (iova_is_va()) {
+		p = rte_zmalloc("hfi_ring", size, (unsigned int)align);
+		if (p == NULL)
+			return NULL;
+		*iova = rte_malloc_virt2iova(p);
+		return p;
+	}
+	snprintf(name, sizeof(name), "hfi_ring_%x_%x", (unsigned int)getpid(),
+		 atomic_fetch_add_explicit(&seq, 1, memory_order_relaxed));
+	mz = rte_memzone_reserve_aligned(name, size, SOCKET_ID_ANY, RTE_MEMZONE_IOVA_CONTIG,
+					 (unsigned int)RTE_MAX(align, (size_t)RTE_CACHE_LINE_SIZE));
+	if (mz == NULL) {
+		HFI_LOG(ERR, "no IOVA-contiguous memory for a ring of %zu bytes (IOVA as PA: "
+			    "longer than a hugepage needs physically adjacent ones): %s; use "
+			    "--iova-mode=va or larger hugepages", size, rte_strerror(rte_errno));
 		return NULL;
 	}
-	return p;
+	memset(mz->addr, 0, size);
+	*iova = mz->iova;
+	return mz->addr;
+}
+
+static void
+mz_of_addr(const struct rte_memzone *mz, void *arg)
+{
+	const struct rte_memzone **found = arg;
+
+	if (mz->addr == found[1])
+		found[0] = mz;
 }
 
 static void
 eal_free(void *arg, void *va)
 {
+	const struct rte_memzone *found[2] = { NULL, va };
+
 	(void)arg;
-	rte_free(va);
+	if (iova_is_va()) {
+		rte_free(va);
+		return;
+	}
+	rte_memzone_walk(mz_of_addr, found);
+	if (found[0] != NULL)
+		rte_memzone_free(found[0]);
+	else
+		HFI_LOG(ERR, "ring memory at %p is not one this HFI allocated", va);
 }
 
 /*
@@ -119,20 +179,208 @@ in_dpdk_memory(uintptr_t va, size_t len)
 }
 
 /*
- * EAL's IOVA mode, fixed once EAL is initialised (before any device
- * exists): read once rather than through a call into EAL per DMA address.
+ * IOVA as PA: DPDK's pages by IOVA, runs of pages adjacent both in IOVA
+ * and VA merged, sorted, looked up by bisection (rte_mem_iova2virt()
+ * walks every memseg under a lock, per address). A sequence lock as
+ * msl_cache; the sequence number is also the generation of the windows
+ * cut from it. A page coming or going (EAL's memory event) makes the map
+ * stale: the next lookup rebuilds it and every window is renewed. A map
+ * with more runs than it holds leaves the rest to rte_mem_iova2virt().
  */
-static bool
-iova_is_va(void)
-{
-	static _Atomic int mode = -1;	/* -1: not read yet */
-	int m = atomic_load_explicit(&mode, memory_order_relaxed);
+#define PA_MAP_RUNS	4096
 
-	if (unlikely(m < 0)) {
-		m = rte_eal_iova_mode() == RTE_IOVA_VA;
-		atomic_store_explicit(&mode, m, memory_order_relaxed);
+struct pa_run {
+	_Atomic uint64_t iova;
+	_Atomic uint64_t len;
+	_Atomic uintptr_t va;
+};
+
+static struct {
+	_Atomic uint32_t seq;			/* odd while a rebuild writes */
+	_Atomic uint32_t n;
+	_Atomic bool stale;
+	_Atomic bool complete;			/* every page is in the map */
+	struct pa_run run[PA_MAP_RUNS];
+} pa_map = { .stale = true };
+static pthread_mutex_t pa_map_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t pa_map_once = PTHREAD_ONCE_INIT;
+
+struct pa_page {
+	uint64_t iova;
+	uint64_t len;
+	uintptr_t va;
+};
+
+struct pa_walk {
+	struct pa_page *page;
+	size_t n, cap;
+};
+
+static int
+pa_page_add(const struct rte_memseg_list *msl, const struct rte_memseg *ms, void *arg)
+{
+	struct pa_walk *w = arg;
+
+	(void)msl;
+	if (ms->iova == RTE_BAD_IOVA || ms->addr == NULL || ms->len == 0)
+		return 0;
+	if (w->n == w->cap) {
+		size_t cap = w->cap != 0 ? 2 * w->cap : 256;
+		struct pa_page *p = realloc(w->page, cap * sizeof(*p));
+
+		if (p == NULL)
+			return -1;
+		w->page = p;
+		w->cap = cap;
 	}
-	return m != 0;
+	w->page[w->n++] = (struct pa_page){ ms->iova, ms->len, (uintptr_t)ms->addr };
+	return 0;
+}
+
+static int
+pa_page_cmp(const void *a, const void *b)
+{
+	const struct pa_page *x = a, *y = b;
+
+	return x->iova < y->iova ? -1 : x->iova > y->iova;
+}
+
+static void
+pa_map_event(enum rte_mem_event type, const void *addr, size_t len, void *arg)
+{
+	(void)type;
+	(void)addr;
+	(void)len;
+	(void)arg;
+	atomic_store_explicit(&pa_map.stale, true, memory_order_release);
+	/* Windows from the old map end now; the map is rebuilt outside the event. */
+	atomic_fetch_add_explicit(&pa_map.seq, 2, memory_order_acq_rel);
+}
+
+static void
+pa_map_register(void)
+{
+	/* Legacy memory and --no-huge never change their pages: no events then. */
+	if (rte_mem_event_callback_register("hfi_pa_map", pa_map_event, NULL) != 0 &&
+	    rte_errno != ENOTSUP)
+		HFI_LOG(WARNING, "no memory events (%s): IOVA translation assumes DPDK's "
+			"pages never change", rte_strerror(rte_errno));
+}
+
+static void
+pa_map_rebuild(void)
+{
+	struct pa_walk w = { NULL, 0, 0 };
+	uint32_t seq, n = 0;
+	size_t i;
+	int rc;
+
+	pthread_once(&pa_map_once, pa_map_register);
+	pthread_mutex_lock(&pa_map_lock);
+	if (!atomic_load_explicit(&pa_map.stale, memory_order_acquire)) {
+		pthread_mutex_unlock(&pa_map_lock);
+		return;
+	}
+	atomic_store_explicit(&pa_map.stale, false, memory_order_relaxed);
+	rc = rte_memseg_walk(pa_page_add, &w);
+	if (rc == 0)
+		qsort(w.page, w.n, sizeof(w.page[0]), pa_page_cmp);
+	seq = atomic_load_explicit(&pa_map.seq, memory_order_relaxed);
+	atomic_store_explicit(&pa_map.seq, seq + 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	for (i = 0; rc == 0 && i < w.n; i++) {
+		struct pa_run *r = n != 0 ? &pa_map.run[n - 1] : NULL;
+
+		if (r != NULL && atomic_load_explicit(&r->iova, memory_order_relaxed) +
+				 atomic_load_explicit(&r->len, memory_order_relaxed) ==
+				 w.page[i].iova &&
+		    atomic_load_explicit(&r->va, memory_order_relaxed) +
+				 atomic_load_explicit(&r->len, memory_order_relaxed) ==
+				 w.page[i].va) {
+			atomic_fetch_add_explicit(&r->len, w.page[i].len, memory_order_relaxed);
+			continue;
+		}
+		if (n == PA_MAP_RUNS)
+			break;
+		r = &pa_map.run[n++];
+		atomic_store_explicit(&r->iova, w.page[i].iova, memory_order_relaxed);
+		atomic_store_explicit(&r->len, w.page[i].len, memory_order_relaxed);
+		atomic_store_explicit(&r->va, w.page[i].va, memory_order_relaxed);
+	}
+	atomic_store_explicit(&pa_map.complete, rc == 0 && i == w.n, memory_order_relaxed);
+	atomic_store_explicit(&pa_map.n, n, memory_order_relaxed);
+	atomic_store_explicit(&pa_map.seq, seq + 2, memory_order_release);
+	pthread_mutex_unlock(&pa_map_lock);
+	free(w.page);
+}
+
+/* The run of the map that holds [iova, iova + len): false when none does. */
+static bool
+pa_map_find(uint64_t iova, size_t len, struct hfi_dma_window *out)
+{
+	uint32_t seq, lo, hi;
+	uint64_t r_iova = 0, r_len = 0;
+	uintptr_t r_va = 0;
+	bool hit;
+
+again:
+	if (atomic_load_explicit(&pa_map.stale, memory_order_acquire))
+		pa_map_rebuild();
+	do {
+		seq = atomic_load_explicit(&pa_map.seq, memory_order_acquire);
+		lo = 0;
+		hi = RTE_MIN(atomic_load_explicit(&pa_map.n, memory_order_relaxed),
+			     (uint32_t)PA_MAP_RUNS);
+		/* The last run that starts at or below iova. */
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+
+			if (atomic_load_explicit(&pa_map.run[mid].iova, memory_order_relaxed) <= iova)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		hit = lo != 0;
+		if (hit) {
+			r_iova = atomic_load_explicit(&pa_map.run[lo - 1].iova, memory_order_relaxed);
+			r_len = atomic_load_explicit(&pa_map.run[lo - 1].len, memory_order_relaxed);
+			r_va = atomic_load_explicit(&pa_map.run[lo - 1].va, memory_order_relaxed);
+		}
+		atomic_thread_fence(memory_order_acquire);
+	} while ((seq & 1) != 0 ||
+		 seq != atomic_load_explicit(&pa_map.seq, memory_order_relaxed));
+	/* A page went since the map was read (the event marks it before the generation). */
+	if (atomic_load_explicit(&pa_map.stale, memory_order_acquire))
+		goto again;
+	if (!hit || iova - r_iova >= r_len || len > r_len - (iova - r_iova))
+		return false;
+	out->iova = r_iova;
+	out->len = r_len;
+	out->va = r_va;
+	out->gen_p = &pa_map.seq;
+	out->gen = seq;
+	return true;
+}
+
+/* IOVA as PA: both ends must map, and to one VA-contiguous range. */
+static uintptr_t
+pa_to_va(uint64_t iova, size_t len)
+{
+	struct hfi_dma_window w;
+	uintptr_t va;
+
+	if (pa_map_find(iova, len, &w))
+		return w.va + (uintptr_t)(iova - w.iova);
+	/* Memory may have come without an event (registered external memory): read again. */
+	atomic_store_explicit(&pa_map.stale, true, memory_order_release);
+	if (pa_map_find(iova, len, &w))
+		return w.va + (uintptr_t)(iova - w.iova);
+	if (atomic_load_explicit(&pa_map.complete, memory_order_relaxed))
+		return 0;
+	va = (uintptr_t)rte_mem_iova2virt(iova);
+	if (va == 0 || (len > 1 && (uintptr_t)rte_mem_iova2virt(iova + len - 1) != va + len - 1))
+		return 0;
+	return va;
 }
 
 static void *
@@ -146,10 +394,8 @@ eal_iova_to_va(void *arg, uint64_t iova, size_t len)
 	if (iova_is_va()) {
 		va = (uintptr_t)iova;
 	} else {
-		/* IOVA as PA: both ends must map, and to one VA-contiguous range. */
-		va = (uintptr_t)rte_mem_iova2virt(iova);
-		if (va == 0 || (len > 1 && (uintptr_t)rte_mem_iova2virt(iova + len - 1) !=
-				va + len - 1))
+		va = pa_to_va(iova, len);
+		if (va == 0)
 			return NULL;
 	}
 	/* What an IOMMU would refuse: anything outside DPDK's memory. */
@@ -159,8 +405,8 @@ eal_iova_to_va(void *arg, uint64_t iova, size_t len)
 /*
  * The memseg list that holds [iova, iova + len) as a window, valid until
  * the table changes (its sequence number is the generation): any part of
- * it passes msl_cache_covers() until then. IOVA as VA only: as PA, each
- * address goes through rte_mem_iova2virt() as before.
+ * it passes msl_cache_covers() until then. As PA: the run of pages of
+ * pa_map that holds it.
  */
 static bool
 eal_dma_window(void *arg, uint64_t iova, size_t len, struct hfi_dma_window *w)
@@ -170,8 +416,10 @@ eal_dma_window(void *arg, uint64_t iova, size_t len, struct hfi_dma_window *w)
 	bool hit;
 
 	(void)arg;
-	if (!iova_is_va() || iova == 0 || iova == RTE_BAD_IOVA || len == 0 || iova + len < iova)
+	if (iova == 0 || iova == RTE_BAD_IOVA || len == 0 || iova + len < iova)
 		return false;
+	if (!iova_is_va())
+		return pa_map_find(iova, len, w);
 	do {
 		seq = atomic_load_explicit(&msl_cache.seq, memory_order_acquire);
 		n = atomic_load_explicit(&msl_cache.n, memory_order_relaxed);
