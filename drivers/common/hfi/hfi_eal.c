@@ -271,7 +271,7 @@ static void
 pa_map_rebuild(void)
 {
 	struct pa_walk w = { NULL, 0, 0 };
-	uint32_t seq, n = 0;
+	uint32_t n = 0;
 	size_t i;
 	int rc;
 
@@ -285,8 +285,8 @@ pa_map_rebuild(void)
 	rc = rte_memseg_walk(pa_page_add, &w);
 	if (rc == 0)
 		qsort(w.page, w.n, sizeof(w.page[0]), pa_page_cmp);
-	seq = atomic_load_explicit(&pa_map.seq, memory_order_relaxed);
-	atomic_store_explicit(&pa_map.seq, seq + 1, memory_order_relaxed);
+	/* Added, not stored: an event may add its 2 meanwhile, and the number stays odd. */
+	atomic_fetch_add_explicit(&pa_map.seq, 1, memory_order_relaxed);
 	atomic_thread_fence(memory_order_release);
 	for (i = 0; rc == 0 && i < w.n; i++) {
 		struct pa_run *r = n != 0 ? &pa_map.run[n - 1] : NULL;
@@ -309,7 +309,7 @@ pa_map_rebuild(void)
 	}
 	atomic_store_explicit(&pa_map.complete, rc == 0 && i == w.n, memory_order_relaxed);
 	atomic_store_explicit(&pa_map.n, n, memory_order_relaxed);
-	atomic_store_explicit(&pa_map.seq, seq + 2, memory_order_release);
+	atomic_fetch_add_explicit(&pa_map.seq, 1, memory_order_release);
 	pthread_mutex_unlock(&pa_map_lock);
 	free(w.page);
 }
