@@ -42,18 +42,28 @@ declare -A MAC=([p0]=$(vnic_mac 1 1) [p1]=$(vnic_mac 1 2) [p2]=$(vnic_mac 2 1) [
 declare -A OFPORT=([p0]=1 [p1]=2 [p2]=3 [p3]=4)
 # p1 takes link changes from LSC interrupts (the PMD raises them), the others poll.
 declare -A LSC=([p0]=false [p1]=true [p2]=false [p3]=false)
+# port_ok PORT [report]: the port as it should be; with "report", say what is not.
+# The Interface columns are written by the bridge after the datapath changes, so
+# they are waited for together rather than read once.
+port_ok() {
+	local p=$1 r=${2:-} ok=0 v
+	v=$(ifget "$p" error)
+	[ "$v" = "[]" ] || { ok=1; [ -z "$r" ] || fail "$p: error column: $v"; }
+	v=$(ifget "$p" link_state)
+	[ "$v" = up ] || { ok=1; [ -z "$r" ] || fail "$p: link_state $v"; }
+	v=$(ifget "$p" mac_in_use)
+	[ "$v" = "${MAC[$p]}" ] || { ok=1; [ -z "$r" ] || fail "$p: MAC $v, not ${MAC[$p]}"; }
+	v=$(ifget "$p" ofport)
+	[ "$v" = "${OFPORT[$p]}" ] || { ok=1; [ -z "$r" ] || fail "$p: ofport $v"; }
+	v=$(vsctl get Interface "$p" status:driver_name 2>/dev/null)
+	[ "$v" = net_opa_vnic ] || { ok=1; [ -z "$r" ] || fail "$p: driver $v"; }
+	appctl dpctl/show | grep -q ": $p (dpdk:.*lsc_interrupt_mode=${LSC[$p]}" ||
+		{ ok=1; [ -z "$r" ] || fail "$p: not in the datapath with lsc_interrupt_mode=${LSC[$p]}"; }
+	return $ok
+}
 check_port() {
-	local e
-	e=$(ifget "$1" error)
-	[ "$e" = "[]" ] || fail "$1: error column: $e"
-	wait_for 5 is "$1" link_state up || fail "$1: link_state $(ifget "$1" link_state)"
-	is "$1" mac_in_use "${MAC[$1]}" || fail "$1: MAC $(ifget "$1" mac_in_use), not ${MAC[$1]}"
-	is "$1" ofport "${OFPORT[$1]}" || fail "$1: ofport $(ifget "$1" ofport)"
-	[ "$(vsctl get Interface "$1" status:driver_name)" = net_opa_vnic ] ||
-		fail "$1: driver $(vsctl get Interface "$1" status:driver_name)"
+	wait_for 5 port_ok "$1" || port_ok "$1" report
 	grep -qF "Device '${DEVARGS[$1]}' attached to DPDK" "$LOG" || fail "$1: not hot-plugged"
-	appctl dpctl/show | grep -q ": $1 (dpdk:.*lsc_interrupt_mode=${LSC[$1]}" ||
-		fail "$1: not in the datapath with lsc_interrupt_mode=${LSC[$1]}"
 }
 for p in p0 p1 p2 p3; do
 	add_port $p

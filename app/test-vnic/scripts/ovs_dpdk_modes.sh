@@ -133,9 +133,8 @@ declare -A LSC=()
 # before the EM gave the vport its own: a reconfiguration (here LSC interrupt
 # mode, which suits ports whose links an EM drives) makes OVS read it again.
 check_port() {
-	local e port=$1
-	e=$(ifget "$1" error)
-	[ "$e" = "[]" ] || fail "$1: error column: $e"
+	local port=$1
+	wait_for 5 is "$1" error "[]" || fail "$1: error column: $(ifget "$1" error)"
 	wait_for 15 is "$1" link_state up || fail "$1: link_state $(ifget "$1" link_state)"
 	vsctl set Interface "$1" options:dpdk-lsc-interrupt=true
 	wait_for 10 eval 'appctl dpctl/show | grep -q ": $port (dpdk:.*lsc_interrupt_mode=true"' ||

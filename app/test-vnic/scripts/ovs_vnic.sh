@@ -17,9 +17,11 @@ VNIC_BUILD=$BUILD_ROOT
 . "$(dirname "$0")/testpmd_vnic.sh"
 
 fails=0
+failed=()
 t0=$EPOCHREALTIME
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-die() { echo "FAIL: $*"; exit 1; }
+# Failures are repeated after the log dump, so the tail of the output names them.
+fail() { echo "FAIL: $*"; failed+=("$*"); fails=$((fails + 1)); }
+die() { echo "FAIL: $*"; failed+=("$*"); exit 1; }
 step() {
 	awk -v t="$EPOCHREALTIME" -v t0="$t0" -v m="$*" 'BEGIN { printf "[%5.1fs] %s\n", t - t0, m }'
 }
@@ -73,7 +75,10 @@ cleanup() {
 	local rc=$?
 	stop ovs-vswitchd --cleanup
 	stop ovsdb-server
-	[ $rc = 0 ] || show_logs
+	if [ $rc != 0 ]; then
+		show_logs
+		[ ${#failed[@]} = 0 ] || printf "FAIL: %s\n" "${failed[@]}"
+	fi
 	declare -F ovs_cleanup_hook >/dev/null && ovs_cleanup_hook
 	rm -rf "$RUN" "/run/dpdk/$PREFIX"
 	exit $rc
