@@ -47,18 +47,20 @@ declare -A LSC=([p0]=false [p1]=true [p2]=false [p3]=false)
 # they are waited for together rather than read once.
 port_ok() {
 	local p=$1 r=${2:-} ok=0 v
+	# bad WHAT: the port is not as it should be; said only when reporting.
+	bad() { ok=1; [ -z "$r" ] || fail "$p: $*"; }
 	v=$(ifget "$p" error)
-	[ "$v" = "[]" ] || { ok=1; [ -z "$r" ] || fail "$p: error column: $v"; }
+	[ "$v" = "[]" ] || bad "error column: $v"
 	v=$(ifget "$p" link_state)
-	[ "$v" = up ] || { ok=1; [ -z "$r" ] || fail "$p: link_state $v"; }
+	[ "$v" = up ] || bad "link_state $v"
 	v=$(ifget "$p" mac_in_use)
-	[ "$v" = "${MAC[$p]}" ] || { ok=1; [ -z "$r" ] || fail "$p: MAC $v, not ${MAC[$p]}"; }
+	[ "$v" = "${MAC[$p]}" ] || bad "MAC $v, not ${MAC[$p]}"
 	v=$(ifget "$p" ofport)
-	[ "$v" = "${OFPORT[$p]}" ] || { ok=1; [ -z "$r" ] || fail "$p: ofport $v"; }
+	[ "$v" = "${OFPORT[$p]}" ] || bad "ofport $v"
 	v=$(vsctl get Interface "$p" status:driver_name 2>/dev/null)
-	[ "$v" = net_opa_vnic ] || { ok=1; [ -z "$r" ] || fail "$p: driver $v"; }
+	[ "$v" = net_opa_vnic ] || bad "driver $v"
 	appctl dpctl/show | grep -q ": $p (dpdk:.*lsc_interrupt_mode=${LSC[$p]}" ||
-		{ ok=1; [ -z "$r" ] || fail "$p: not in the datapath with lsc_interrupt_mode=${LSC[$p]}"; }
+		bad "not in the datapath with lsc_interrupt_mode=${LSC[$p]}"
 	return $ok
 }
 check_port() {
@@ -264,5 +266,5 @@ closed=$(grep -cE 'opa_vnic: net_opa_vnic[0-9]+: closed' "$LOG")
 	fail "$probed ports probed, $closed closed"
 step "stopped: $probed probes, $closed closes, no error from the PMD"
 
-[ $fails = 0 ] || exit 1
+[ ${#failed[@]} = 0 ] || exit 1
 echo "ok"

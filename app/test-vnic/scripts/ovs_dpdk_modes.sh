@@ -244,5 +244,5 @@ bad=$(grep -E '\|(WARN|ERR|EMER)\|opa_vnic' "$LOG")
 [ -z "$bad" ] || fail "warnings from the PMD:"$'\n'"$bad"
 step "stopped; no error in the log"
 
-[ $fails = 0 ] || exit 1
+[ ${#failed[@]} = 0 ] || exit 1
 echo "ok"

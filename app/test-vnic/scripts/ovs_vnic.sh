@@ -16,11 +16,10 @@ VNIC_BUILD=$BUILD_ROOT
 # shellcheck source=app/test-vnic/scripts/testpmd_vnic.sh
 . "$(dirname "$0")/testpmd_vnic.sh"
 
-fails=0
 failed=()
 t0=$EPOCHREALTIME
 # Failures are repeated after the log dump, so the tail of the output names them.
-fail() { echo "FAIL: $*"; failed+=("$*"); fails=$((fails + 1)); }
+fail() { echo "FAIL: $*"; failed+=("$*"); }
 die() { echo "FAIL: $*"; failed+=("$*"); exit 1; }
 step() {
 	awk -v t="$EPOCHREALTIME" -v t0="$t0" -v m="$*" 'BEGIN { printf "[%5.1fs] %s\n", t - t0, m }'
