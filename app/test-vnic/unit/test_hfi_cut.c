@@ -226,6 +226,50 @@ test_which_path(void **state)
 	}
 }
 
+/*
+ * An engine remembers the port of its last DLID (fab_route_ucast()): when
+ * that LID leaves its port and comes back on another one, packets follow
+ * it, and the port now in the old slot gets none.
+ */
+static void
+test_lid_moves(void **state)
+{
+	struct hfi_dev *c, *f, *d;
+	struct run r;
+	uint32_t c_lid;
+
+	(void)state;
+	run_open(&r, true, HFI_BYPASS_EGR_WHOLE, 0, 32);
+	c = test_open("sw-cut2", FABRIC, HFI_ENGINE_INLINE, 0);
+	assert_non_null(c);
+	harness_port_enable(c, 0);
+	c_lid = hfi_dev_lid(c);
+	r.dlid = c_lid;
+	post(&r, 0xffff, 1, 200, false, SPLIT_NONE);
+	harness_txq_kick(&r.tx);
+	harness_txq_reap(&r.tx);
+	assert_int_equal(test_counters(c).drops[HFI_DROP_NO_CONTEXT], 1);
+	/* c's slot to a port with another LID, c's LID to a port in a new slot. */
+	hfi_dev_close(c);
+	f = test_open("sw-cut3", FABRIC, HFI_ENGINE_INLINE, c_lid + 100);
+	assert_non_null(f);
+	d = test_open("sw-cut4", FABRIC, HFI_ENGINE_INLINE, c_lid);
+	assert_non_null(d);
+	harness_port_enable(f, 0);
+	harness_port_enable(d, 0);
+	post(&r, 0xffff, 1, 200, false, SPLIT_NONE);
+	post(&r, 0xffff, 1, 200, false, SPLIT_NONE);
+	harness_txq_kick(&r.tx);
+	harness_txq_reap(&r.tx);
+	assert_int_equal(test_counters(d).drops[HFI_DROP_NO_CONTEXT], 2);
+	assert_int_equal(test_counters(f).drops[HFI_DROP_NO_CONTEXT], 0);
+	assert_int_equal(test_counters(f).rx_pkts, 0);
+	hfi_dev_close(f);
+	hfi_dev_close(d);
+	free(r.log.b);
+	run_close(&r);
+}
+
 /* ---- RSM: the compiled rules against the CSRs ---- */
 
 static uint64_t rsm_rng = 0x9e3779b97f4a7c15u;
@@ -451,6 +495,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_which_path),
+		cmocka_unit_test(test_lid_moves),
 		cmocka_unit_test(test_equivalent_whole),
 		cmocka_unit_test(test_equivalent_split),
 		cmocka_unit_test(test_equivalent_hdrq_offset),

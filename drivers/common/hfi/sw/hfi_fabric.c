@@ -1665,16 +1665,9 @@ fab_port_set_mad_rx(struct hfi_fabric *fab, int slot, uint32_t bits)
 	} while (old != want && !atomic_compare_exchange_weak(&p->hw, &old, want));
 }
 
+/* fab_may_receive() past its inline test. */
 bool
-fab_may_send(struct fab_port *p, bool vl15)
-{
-	uint32_t s = atomic_load_explicit(&p->lstate, memory_order_relaxed);
-
-	return vl15 ? s >= HFI_LSTATE_INIT : s == HFI_LSTATE_ACTIVE;
-}
-
-bool
-fab_may_receive(struct hfi_fabric *fab, int slot, bool vl15)
+fab_may_receive_slow(struct hfi_fabric *fab, int slot, bool vl15)
 {
 	struct fab_port *p = fab_port(fab, slot);
 	uint32_t s = atomic_load_explicit(&p->lstate, memory_order_relaxed);

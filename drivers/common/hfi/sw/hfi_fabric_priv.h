@@ -277,8 +277,25 @@ void fab_port_set_mad_rx(struct hfi_fabric *fab, int slot, uint32_t bits);
  * receive path then catches up) and wakes its owner. True when the packet
  * may pass.
  */
-bool fab_may_send(struct fab_port *p, bool vl15);
-bool fab_may_receive(struct hfi_fabric *fab, int slot, bool vl15);
+static inline bool
+fab_may_send(struct fab_port *p, bool vl15)
+{
+	uint32_t s = atomic_load_explicit(&p->lstate, memory_order_relaxed);
+
+	return vl15 ? s >= HFI_LSTATE_INIT : s == HFI_LSTATE_ACTIVE;
+}
+
+bool fab_may_receive_slow(struct hfi_fabric *fab, int slot, bool vl15);
+
+/* Inline for what every data packet meets: an Active port. */
+static inline bool
+fab_may_receive(struct hfi_fabric *fab, int slot, bool vl15)
+{
+	if (!vl15 && atomic_load_explicit(&fab_port(fab, slot)->lstate, memory_order_relaxed) ==
+		     HFI_LSTATE_ACTIVE)
+		return true;
+	return fab_may_receive_slow(fab, slot, vl15);
+}
 
 /* Attach a port to the fabric; *slot and *wake_fd are set. */
 int fab_port_attach(struct hfi_fabric *fab, const char *name, enum hfi_role role, uint32_t lid,
@@ -316,6 +333,40 @@ fab_switch_programmed(const struct hfi_fabric *fab)
 {
 	return fab_has_switch(fab) &&
 	       __atomic_load_n(&fab->hdr->sw.programmed, __ATOMIC_ACQUIRE) != 0;
+}
+
+/*
+ * The port a sender's last unicast DLID was routed to, so that the next
+ * packet to it does not scan the LID table (fab_route_ucast()).
+ */
+struct fab_route_memo {
+	uint32_t lid;		/* 0: nothing remembered */
+	int slot;
+};
+
+/*
+ * fab_route() of a unicast DLID, the slot it found remembered in *m. LIDs
+ * are unique on the fabric (fab_port_set_lid() moves a port it takes a
+ * LID from), so the remembered slot still holding dlid is the one the scan
+ * would find: one load instead of the scan. Not used once the switch's
+ * tables route (they are not a function of the LID table alone).
+ */
+static inline uint64_t
+fab_route_ucast(struct hfi_fabric *fab, int src_slot, uint32_t dlid, struct fab_route_memo *m)
+{
+	uint64_t targets;
+
+	if (fab_switch_programmed(fab))
+		return fab_route(fab, src_slot, dlid);
+	if (m->lid == dlid && dlid != 0 &&
+	    __atomic_load_n(&fab->hdr->lids[m->slot], __ATOMIC_ACQUIRE) == dlid)
+		return UINT64_C(1) << m->slot;
+	targets = fab_route(fab, src_slot, dlid);
+	if (targets != 0 && (targets & (targets - 1)) == 0) {
+		m->lid = dlid;
+		m->slot = __builtin_ctzll(targets);
+	}
+	return targets;
 }
 
 /*

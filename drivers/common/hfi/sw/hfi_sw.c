@@ -654,6 +654,15 @@ rsm_get(const uint8_t *pkt, uint32_t len, uint32_t avail, const struct sw_rsm_ge
 	return (v >> g->shift) & g->mask;
 }
 
+/* rsm_get() of a field whose two bytes lie within the avail bytes. */
+static inline unsigned int
+rsm_get_in(const uint8_t *pkt, const struct sw_rsm_get *g)
+{
+	unsigned int v = pkt[g->byte] | (unsigned int)pkt[g->byte + 1] << 8;
+
+	return (v >> g->shift) & g->mask;
+}
+
 /*
  * The context of a 16B packet: the first RSM rule that matches, else
  * RCV_BYPASS's. Reads only CSRs (compiled: sw->rsm, drain lock held).
@@ -671,6 +680,15 @@ rsm_select(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, uint32_t avail,
 			const struct sw_rsm_rule *ru = &rs->rule[r];
 			unsigned int i1, i2;
 
+			/* Every field within the bytes at hand: read without a test each. */
+			if (avail >= ru->need) {
+				if ((rsm_get_in(pkt, &ru->get[0]) & ru->mask1) != ru->value1 ||
+				    (rsm_get_in(pkt, &ru->get[1]) & ru->mask2) != ru->value2)
+					continue;
+				i1 = rsm_get_in(pkt, &ru->get[2]);
+				i2 = rsm_get_in(pkt, &ru->get[3]);
+				return rs->map[(ru->map_offset + (i1 ^ i2)) & 0xff];
+			}
 			if ((rsm_get(pkt, len, avail, &ru->get[0], beyond) & ru->mask1) !=
 			    ru->value1)
 				continue;
@@ -685,12 +703,17 @@ rsm_select(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, uint32_t avail,
 	return (unsigned int)(atomic_load(&sw->rcv_bypass) & RCV_BYPASS_CONTEXT_MASK);
 }
 
+/* A field at bit off of width bits; the rule's need raised to its bytes. */
 static void
-rsm_get_compile(struct sw_rsm_get *g, uint32_t off, unsigned int width)
+rsm_get_compile(struct sw_rsm_rule *ru, unsigned int i, uint32_t off, unsigned int width)
 {
-	g->byte = (uint16_t)(off >> 3);
-	g->shift = (uint8_t)(off & 7);
+	struct sw_rsm_get *g = &ru->get[i];
+
+	g->byte = width == 0 ? 0 : (uint16_t)(off >> 3);
+	g->shift = width == 0 ? 0 : (uint8_t)(off & 7);
 	g->mask = (uint16_t)((1u << width) - 1);
+	if (i == 0 || (uint32_t)g->byte + 2 > ru->need)
+		ru->need = (uint16_t)(g->byte + 2);
 }
 
 /*
@@ -713,14 +736,14 @@ rsm_compile(struct hfi_sw *sw)
 		if (!(cfg & HFI_BIT(r)) ||
 		    ((cfg >> RCV_RSM_CFG_PACKET_TYPE_SHIFT) & 7) != RHF_RCV_TYPE_BYPASS)
 			continue;
-		rsm_get_compile(&ru->get[0], (uint32_t)(sel & 0xffff), 8);
-		rsm_get_compile(&ru->get[1], (uint32_t)((sel >> 16) & 0xffff), 8);
-		rsm_get_compile(&ru->get[2],
+		rsm_get_compile(ru, 0, (uint32_t)(sel & 0xffff), 8);
+		rsm_get_compile(ru, 1, (uint32_t)((sel >> 16) & 0xffff), 8);
+		rsm_get_compile(ru, 2,
 				(uint32_t)((sel >> RCV_RSM_SELECT_INDEX1_OFFSET_SHIFT) &
 					   RCV_RSM_SELECT_OFFSET_MASK),
 				(unsigned int)((sel >> RCV_RSM_SELECT_INDEX1_WIDTH_SHIFT) &
 					       RCV_RSM_SELECT_WIDTH_MASK));
-		rsm_get_compile(&ru->get[3],
+		rsm_get_compile(ru, 3,
 				(uint32_t)((sel >> RCV_RSM_SELECT_INDEX2_OFFSET_SHIFT) &
 					   RCV_RSM_SELECT_OFFSET_MASK),
 				(unsigned int)((sel >> RCV_RSM_SELECT_INDEX2_WIDTH_SHIFT) &
@@ -900,6 +923,44 @@ frags_copy(const struct sw_frags *fr, uint32_t from, uint32_t to, uint8_t *dst, 
 #define SW_CRC32_BLOCK	16
 
 /*
+ * memcpy() of n bytes, n <= 16, without a call: two loads and two stores
+ * that may overlap. What a packet copies in such pieces: the header bytes
+ * of a header queue entry, the ICRC slot and tail after the CRC's range.
+ */
+static sw_inline void
+copy_short(uint8_t *dst, const uint8_t *src, uint32_t n)
+{
+	uint64_t a, b;
+	uint32_t x, y;
+
+	if (n >= 8) {
+		memcpy(&a, src, 8);
+		memcpy(&b, src + n - 8, 8);
+		memcpy(dst, &a, 8);
+		memcpy(dst + n - 8, &b, 8);
+	} else if (n >= 4) {
+		memcpy(&x, src, 4);
+		memcpy(&y, src + n - 4, 4);
+		memcpy(dst, &x, 4);
+		memcpy(dst + n - 4, &y, 4);
+	} else if (n > 0) {
+		dst[0] = src[0];
+		dst[n / 2] = src[n / 2];
+		dst[n - 1] = src[n - 1];
+	}
+}
+
+/* memcpy(), pieces of up to 16 bytes inline. */
+static sw_inline void
+copy_bytes(uint8_t *dst, const uint8_t *src, uint32_t n)
+{
+	if (n <= 16)
+		copy_short(dst, src, n);
+	else
+		memcpy(dst, src, n);
+}
+
+/*
  * All the bytes of a packet given by its fragments (the PBC left out) into
  * dst, the CRC state going on over those below crc_end (<= the packet's
  * length), folded as they are copied. frags_copy() from 0 to the end, in
@@ -930,7 +991,7 @@ frags_copy_all(const struct sw_frags *fr, uint8_t *dst, uint32_t crc, uint32_t c
 				memcpy(dst + off, src, flen);
 			} else {
 				crc = hfi_crc32_copy(crc, dst + off, src, c);
-				memcpy(dst + off + c, src + c, flen - c);
+				copy_bytes(dst + off + c, src + c, flen - c);
 			}
 		}
 		off += flen;
@@ -966,7 +1027,7 @@ rx_copy_frags(const struct rx_pkt *p, uint8_t *egr, uint8_t *ent, uint32_t hdr_n
 		 * they lie there (sdma_one_16b(): at least the LRH does).
 		 */
 		if (hdr_n > 0 && hdr_n <= fr->f[0].len - PBC_SIZE)
-			memcpy(ent, (const uint8_t *)fr->f[0].va + PBC_SIZE, hdr_n);
+			copy_bytes(ent, (const uint8_t *)fr->f[0].va + PBC_SIZE, hdr_n);
 		else if (hdr_n > 0)
 			frags_copy(fr, 0, hdr_n, ent, 0, 0);
 		crc = frags_copy_all(fr, egr, crc, slot);
@@ -1392,7 +1453,7 @@ sdma_one_16b(struct hfi_sw *sw, struct sw_sdma *e, const struct sw_frags *fr, ui
 	    atomic_load_explicit(&fab->capturing, memory_order_relaxed) ||
 	    hfi_lid_is_mcast(dlid))
 		return 0;
-	targets = fab_route(fab, sw->slot, dlid);
+	targets = fab_route_ucast(fab, sw->slot, dlid, &e->route);
 	if (targets == 0 || (targets & (targets - 1)) != 0)
 		return 0;
 	/* What fab_push_data_acc() would drop at the door. */

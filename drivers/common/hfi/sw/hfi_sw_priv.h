@@ -101,6 +101,7 @@ struct sw_sdma {
 	 */
 	struct hfi_sw *cut_rx;
 	uint64_t cell_gathered;			/* this run's packets gathered into a cell */
+	struct fab_route_memo route;		/* the last unicast DLID's port */
 	uint8_t pkt[SDMA_MAX_PKT_SIZE + HFI_9B_ICRC_LEN + 1];
 };
 
@@ -139,6 +140,7 @@ struct sw_rsm_get {
 	uint16_t byte;		/* the first of the two bytes read */
 	uint8_t shift;		/* bits into them */
 	uint16_t mask;		/* of the field's width; 0: width 0, reads nothing */
+				/* (and byte, shift 0: bytes 0-1, always there) */
 };
 
 struct sw_rsm_rule {
@@ -148,6 +150,7 @@ struct sw_rsm_rule {
 	uint8_t mask2;
 	uint8_t value2;
 	uint8_t map_offset;
+	uint16_t need;			/* bytes its fields read: more, no bounds test */
 };
 
 struct sw_rsm {
