@@ -668,7 +668,7 @@ rsm_get_in(const uint8_t *pkt, const struct sw_rsm_get *g)
  * RCV_BYPASS's. Reads only CSRs (compiled: sw->rsm, drain lock held).
  * *beyond: a rule looked past avail bytes (the choice is then not made).
  */
-static unsigned int
+static sw_inline unsigned int
 rsm_select(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, uint32_t avail,
 	   uint64_t rcv_ctrl, bool *beyond)
 {
@@ -1010,7 +1010,7 @@ frags_copy_all(const struct sw_frags *fr, uint8_t *dst, uint32_t crc, uint32_t c
  * frame comes in one or two long fragments), inserted or checked there.
  * Returns RHF_ICRC_ERR or 0.
  */
-static uint64_t
+static sw_inline uint64_t
 rx_copy_frags(const struct rx_pkt *p, uint8_t *egr, uint8_t *ent, uint32_t hdr_n)
 {
 	const struct sw_frags *fr = p->fr;
