@@ -864,6 +864,26 @@ tx_write(struct opa_vnic_txq *q, const struct tx_pkt *t, const struct opa_vnic_t
 	tx_write_frags(q, *t, d, w, icrc_sw);
 }
 
+/*
+ * A frame tx_accept() would take as one fragment with its header in the
+ * headroom and its trailer in the tailroom, whatever its bytes decide: one
+ * direct segment nobody else references, the header's room before it, the
+ * trailer's store after it, all within the engine's addresses, 60 bytes
+ * or more. Tested together, one branch (tx_burst()'s plain frames).
+ */
+static __rte_always_inline bool
+tx_plain(const struct rte_mbuf *m)
+{
+	uint32_t len = m->data_len;
+	uint64_t end = rte_pktmbuf_iova(m) + len + OPA_VNIC_TAIL_STORE;
+
+	return (m->nb_segs == 1) & RTE_MBUF_DIRECT(m) & (rte_mbuf_refcnt_read(m) == 1) &
+	       (m->pkt_len == len) & (len >= OPA_VNIC_MIN_FRAME_LEN) &
+	       (m->data_off >= OPA_VNIC_HDR_ROOM) &
+	       ((uint32_t)m->buf_len >= (uint32_t)m->data_off + len + OPA_VNIC_TAIL_STORE) &
+	       ((end & ~SDMA_DESC0_PHY_ADDR_MASK) == 0);
+}
+
 /* An accepted frame of len bytes in the burst's counts. */
 static inline void
 tx_count_sent(struct opa_vnic_burst_acc *acc, const struct tx_pkt *t, uint32_t len)
@@ -946,10 +966,40 @@ tx_burst(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_mbuf 
 	opa_vnic_acc_init(&acc);
 	for (i = 0; i < n; i++) {
 		struct tx_pkt *tp = ded ? &one : &t[k];
+		struct rte_mbuf *m = pkts[i];
 
 		/* The next frame's headers, while this one is decided. */
 		if (i + 1 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
+		/*
+		 * A dedicated engine's plain frame that the one walk decides:
+		 * what tx_accept() and tx_write() do to it, without the record
+		 * between them or their tests one by one. Anything else takes
+		 * them, the decision again included (it has no side effect).
+		 */
+		if (ded && tx_plain(m)) {
+			uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
+			uint32_t len = m->data_len;
+			bool vlan;
+
+			if (likely(opa_vnic_tx_decide_fast(&s->tx, s->mac, f, len, len,
+							   (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH) ?
+							   &m->hash.rss : NULL, &d[k], &vlan))) {
+				if (unlikely(descs + 1 > free_descs || k >= pkt_room))
+					break;
+				memcpy(f + len, tx_tail[d[k].pad], OPA_VNIC_TAIL_STORE);
+				hfi_sdma_wr_pkt1(&w, rte_pktmbuf_iova(m) - OPA_VNIC_HDR_ROOM,
+						 OPA_VNIC_HDR_ROOM + len + d[k].pad +
+						 OPA_VNIC_ICRC_TAIL_LEN, m, &q->user);
+				opa_vnic_acc_kernel(&acc, len);
+				acc.mcast += f[0] & 1;
+				acc.vlan += vlan;
+				acc.bytes += len;
+				dst[k++] = f - OPA_VNIC_HDR_ROOM;
+				descs++;
+				continue;
+			}
+		}
 		if (!tx_accept(q, s, pkts[i], (slot_seq + k) & slot_mask, tp, &d[k], icrc_sw)) {
 			drop[ndrop++] = pkts[i];
 			continue;
