@@ -980,16 +980,19 @@ tx_burst(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_mbuf 
 		if (ded && tx_plain(m)) {
 			uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
 			uint32_t len = m->data_len;
+			/* Decided in registers, stored once. */
+			struct opa_vnic_tx_decision dk;
 			bool vlan;
 
 			if (likely(opa_vnic_tx_decide_fast(&s->tx, s->mac, f, len, len,
 							   (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH) ?
-							   &m->hash.rss : NULL, &d[k], &vlan))) {
+							   &m->hash.rss : NULL, &dk, &vlan))) {
 				if (unlikely(descs + 1 > free_descs || k >= pkt_room))
 					break;
-				memcpy(f + len, tx_tail[d[k].pad], OPA_VNIC_TAIL_STORE);
+				d[k] = dk;
+				memcpy(f + len, tx_tail[dk.pad], OPA_VNIC_TAIL_STORE);
 				hfi_sdma_wr_pkt1(&w, rte_pktmbuf_iova(m) - OPA_VNIC_HDR_ROOM,
-						 OPA_VNIC_HDR_ROOM + len + d[k].pad +
+						 OPA_VNIC_HDR_ROOM + len + dk.pad +
 						 OPA_VNIC_ICRC_TAIL_LEN, m, &q->user);
 				opa_vnic_acc_kernel(&acc, len);
 				acc.mcast += f[0] & 1;
