@@ -541,7 +541,7 @@ halt_on_bad(struct env *env, unsigned int engine, void (*spoil)(struct env *, st
 	assert_int_equal(hfi_sdma_setup(env->a, engine, 64, &e), 0);
 	for (i = 0; i < 7; i++) {
 		if (i == 3 && spoil != NULL && want_err != SDMA_ERR_GEN_MISMATCH &&
-		    want_err != SDMA_ERR_FIRST_DESC) {
+		    want_err != SDMA_ERR_FIRST_DESC && want_err != SDMA_ERR_WRONG_DW) {
 			spoil(env, e, i);
 			continue;
 		}
@@ -609,6 +609,25 @@ spoil_first(struct env *env, struct hfi_sdma *e, uint32_t seq)
 	e->ring[(e->tail - 2) & 63].qw[0] &= ~SDMA_DESC0_FIRST_DESC_FLAG;
 }
 
+/* The packet just posted: a byte count of 0 in its first or second descriptor. */
+static void
+spoil_zero_first(struct env *env, struct hfi_sdma *e, uint32_t seq)
+{
+	(void)env;
+	(void)seq;
+	e->ring[(e->tail - 2) & 63].qw[0] &=
+		~((uint64_t)SDMA_DESC0_BYTE_COUNT_MASK << SDMA_DESC0_BYTE_COUNT_SHIFT);
+}
+
+static void
+spoil_zero_second(struct env *env, struct hfi_sdma *e, uint32_t seq)
+{
+	(void)env;
+	(void)seq;
+	e->ring[(e->tail - 1) & 63].qw[0] &=
+		~((uint64_t)SDMA_DESC0_BYTE_COUNT_MASK << SDMA_DESC0_BYTE_COUNT_SHIFT);
+}
+
 static void
 spoil_address(struct env *env, struct hfi_sdma *e, uint32_t seq)
 {
@@ -666,6 +685,8 @@ test_halt_malformed(void **state)
 	halt_on_bad(env, 5, spoil_16b_len, SDMA_ERR_LENGTH_MISMATCH);
 	halt_on_bad(env, 6, spoil_gen, SDMA_ERR_GEN_MISMATCH);
 	halt_on_bad(env, 7, spoil_first, SDMA_ERR_FIRST_DESC);
+	halt_on_bad(env, 11, spoil_zero_first, SDMA_ERR_WRONG_DW);
+	halt_on_bad(env, 12, spoil_zero_second, SDMA_ERR_WRONG_DW);
 	halt_on_bad(env, 8, spoil_address, SDMA_ERR_MEM_READ);
 	halt_on_bad(env, 9, spoil_unregistered, SDMA_ERR_MEM_READ);
 	halt_on_bad(env, 10, spoil_unregistered_later, SDMA_ERR_MEM_READ);

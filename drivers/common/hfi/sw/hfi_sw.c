@@ -169,6 +169,60 @@ sdma_write_len_gen(struct sw_sdma *e, uint64_t val)
 }
 
 /*
+ * Descriptor i of a packet (qw0, qw1) as the engine reads it, the
+ * packet's total so far: its generation, FirstDesc flag, byte count and
+ * DMA address checked, its fragment in fr->f[i]. 0, or -1: halted.
+ */
+static sw_inline int
+sdma_desc(struct hfi_sw *sw, struct sw_sdma *e, uint32_t i, uint32_t total, uint64_t qw0,
+	  uint64_t qw1, struct sw_frags *fr)
+{
+	uint32_t len;
+	const void *src;
+
+	if (e->gen_check &&
+	    ((qw1 >> SDMA_DESC1_GENERATION_SHIFT) & SDMA_DESC1_GENERATION_MASK) !=
+	    (((e->consumed + i) >> e->log2) & SDMA_DESC1_GENERATION_MASK)) {
+		sdma_halt(e, SDMA_ERR_GEN_MISMATCH);
+		return -1;
+	}
+	if ((i == 0) != ((qw0 & SDMA_DESC0_FIRST_DESC_FLAG) != 0)) {
+		sdma_halt(e, SDMA_ERR_FIRST_DESC);
+		return -1;
+	}
+	len = (uint32_t)((qw0 >> SDMA_DESC0_BYTE_COUNT_SHIFT) & SDMA_DESC0_BYTE_COUNT_MASK);
+	if (len == 0) {
+		sdma_halt(e, SDMA_ERR_WRONG_DW);
+		return -1;
+	}
+	if (total + len > SDMA_MAX_PKT_SIZE) {
+		sdma_halt(e, SDMA_ERR_TOO_LONG);
+		return -1;
+	}
+	src = dma_va_win(sw, &e->win, qw0 & SDMA_DESC0_PHY_ADDR_MASK, len);
+	if (src == NULL) {
+		sdma_halt(e, SDMA_ERR_MEM_READ);
+		return -1;
+	}
+	fr->f[i].va = src;
+	fr->f[i].len = len;
+	return 0;
+}
+
+/* The walk's end: a whole packet of n descriptors in fr. */
+static sw_inline int
+sdma_walked(struct sw_sdma *e, struct sw_frags *fr, unsigned int n, uint32_t total,
+	    uint64_t qw1)
+{
+	fr->n = n;
+	fr->total = total;
+	e->pend_len = total;
+	e->pend_ndesc = n;
+	e->pend_h2h = (qw1 & SDMA_DESC1_HEAD_TO_HOST_FLAG) != 0;
+	return 1;
+}
+
+/*
  * Walk the descriptors of the next packet as the engine reads them: each
  * fragment resolved and checked, nothing copied. 1: a whole packet in fr,
  * 0: nothing complete, -1: halted.
@@ -180,16 +234,22 @@ sdma_walk(struct hfi_sw *sw, struct sw_sdma *e, struct sw_frags *fr)
 	uint32_t tail = (uint32_t)atomic_load_explicit(&e->csr[SEND_DMA_TAIL / 8],
 						       memory_order_acquire) & mask;
 	uint32_t total = 0, i;
-	uint64_t qw0 = 0, qw1 = 0;
+	uint64_t qw0, qw1;
 
 	if (e->hidx == tail)
 		return 0;
-	for (i = 0;; i++) {
+	qw0 = __atomic_load_n(&e->ring[e->hidx].qw[0], __ATOMIC_RELAXED);
+	qw1 = __atomic_load_n(&e->ring[e->hidx].qw[1], __ATOMIC_RELAXED);
+	if (sdma_desc(sw, e, 0, 0, qw0, qw1, fr) != 0)
+		return -1;
+	/* The common packet: one descriptor, first and last. */
+	if (qw0 & SDMA_DESC0_LAST_DESC_FLAG)
+		return sdma_walked(e, fr, 1, fr->f[0].len, qw1);
+	total = fr->f[0].len;
+	for (i = 1;; i++) {
 		uint32_t idx = (e->hidx + i) & mask;
-		uint32_t len;
-		const void *src;
 
-		if (i > 0 && idx == tail)
+		if (idx == tail)
 			return 0;	/* the rest of the packet is not posted yet */
 		if (i == SDMA_MAX_DESC_PER_PKT) {
 			sdma_halt(e, SDMA_ERR_PACKET_DESC_OVERFLOW);
@@ -197,42 +257,12 @@ sdma_walk(struct hfi_sw *sw, struct sw_sdma *e, struct sw_frags *fr)
 		}
 		qw0 = __atomic_load_n(&e->ring[idx].qw[0], __ATOMIC_RELAXED);
 		qw1 = __atomic_load_n(&e->ring[idx].qw[1], __ATOMIC_RELAXED);
-		if (e->gen_check &&
-		    ((qw1 >> SDMA_DESC1_GENERATION_SHIFT) & SDMA_DESC1_GENERATION_MASK) !=
-		    (((e->consumed + i) >> e->log2) & SDMA_DESC1_GENERATION_MASK)) {
-			sdma_halt(e, SDMA_ERR_GEN_MISMATCH);
+		if (sdma_desc(sw, e, i, total, qw0, qw1, fr) != 0)
 			return -1;
-		}
-		if ((i == 0) != ((qw0 & SDMA_DESC0_FIRST_DESC_FLAG) != 0)) {
-			sdma_halt(e, SDMA_ERR_FIRST_DESC);
-			return -1;
-		}
-		len = (uint32_t)((qw0 >> SDMA_DESC0_BYTE_COUNT_SHIFT) & SDMA_DESC0_BYTE_COUNT_MASK);
-		if (len == 0) {
-			sdma_halt(e, SDMA_ERR_WRONG_DW);
-			return -1;
-		}
-		if (total + len > SDMA_MAX_PKT_SIZE) {
-			sdma_halt(e, SDMA_ERR_TOO_LONG);
-			return -1;
-		}
-		src = dma_va_win(sw, &e->win, qw0 & SDMA_DESC0_PHY_ADDR_MASK, len);
-		if (src == NULL) {
-			sdma_halt(e, SDMA_ERR_MEM_READ);
-			return -1;
-		}
-		fr->f[i].va = src;
-		fr->f[i].len = len;
-		total += len;
+		total += fr->f[i].len;
 		if (qw0 & SDMA_DESC0_LAST_DESC_FLAG)
-			break;
+			return sdma_walked(e, fr, i + 1, total, qw1);
 	}
-	fr->n = i + 1;
-	fr->total = total;
-	e->pend_len = total;
-	e->pend_ndesc = i + 1;
-	e->pend_h2h = (qw1 & SDMA_DESC1_HEAD_TO_HOST_FLAG) != 0;
-	return 1;
 }
 
 /* Today's path: the fragments gathered into e->pkt. */
