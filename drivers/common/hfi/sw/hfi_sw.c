@@ -20,6 +20,7 @@
  * writer at a time however many engines, HFIs or processes send to it.
  */
 
+#include <endian.h>
 #include <errno.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -688,9 +689,11 @@ rsm_get(const uint8_t *pkt, uint32_t len, uint32_t avail, const struct sw_rsm_ge
 static inline unsigned int
 rsm_get_in(const uint8_t *pkt, const struct sw_rsm_get *g)
 {
-	unsigned int v = pkt[g->byte] | (unsigned int)pkt[g->byte + 1] << 8;
+	uint16_t v;
 
-	return (v >> g->shift) & g->mask;
+	/* The two bytes, the first the low one: one load. */
+	memcpy(&v, pkt + g->byte, sizeof(v));
+	return ((unsigned int)le16toh(v) >> g->shift) & g->mask;
 }
 
 /*
