@@ -1064,6 +1064,12 @@ rx_copy_frags(const struct rx_pkt *p, uint8_t *egr, uint8_t *ent, uint32_t hdr_n
 		else if (hdr_n > 0)
 			frags_copy(fr, 0, hdr_n, ent, 0, 0);
 		crc = frags_copy_all(fr, egr, crc, slot);
+		/* The HFI's ICRC, not corrupted, into the eager copy: what the PMD sends. */
+		if (slot_egr && p->icrc_insert && !p->icrc_corrupt) {
+			icrc = hfi_crc32_final(crc);
+			memcpy(egr + slot, &icrc, sizeof(icrc));
+			return 0;
+		}
 	} else {
 		if (p->skip > 0 && hdr_n >= p->skip) {
 			/* Split: the header bytes come first in the CRC. */
@@ -1234,7 +1240,8 @@ rx_deliver_16b(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, uint64_t rcv
 	} else if (!hfi_icrc_check(pkt, len)) {
 		p.rhf |= RHF_ICRC_ERR;
 	}
-	if (hfi_16b_len_flits(pkt) * HFI_16B_FLIT != len)
+	/* A cut-through packet's LEN was held to its length by the sender's engine (sdma_check()). */
+	if (cut == NULL && hfi_16b_len_flits(pkt) * HFI_16B_FLIT != len)
 		p.rhf |= RHF_LEN_ERR;
 	/* RCV_BYPASS.HDR_SIZE DWs go to the entry; split mode keeps them out of the eager data. */
 	p.hdr_len = (uint32_t)((atomic_load_explicit(&sw->rcv_bypass, memory_order_relaxed) >>
