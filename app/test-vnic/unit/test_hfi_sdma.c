@@ -609,14 +609,20 @@ spoil_first(struct env *env, struct hfi_sdma *e, uint32_t seq)
 	e->ring[(e->tail - 2) & 63].qw[0] &= ~SDMA_DESC0_FIRST_DESC_FLAG;
 }
 
-/* The packet just posted: a byte count of 0 in its first or second descriptor. */
+/* The packet just posted (two descriptors): a byte count of 0 in its first or second one. */
+static void
+zero_byte_count(struct hfi_sdma *e, unsigned int back)
+{
+	e->ring[(e->tail - back) & 63].qw[0] &=
+		~((uint64_t)SDMA_DESC0_BYTE_COUNT_MASK << SDMA_DESC0_BYTE_COUNT_SHIFT);
+}
+
 static void
 spoil_zero_first(struct env *env, struct hfi_sdma *e, uint32_t seq)
 {
 	(void)env;
 	(void)seq;
-	e->ring[(e->tail - 2) & 63].qw[0] &=
-		~((uint64_t)SDMA_DESC0_BYTE_COUNT_MASK << SDMA_DESC0_BYTE_COUNT_SHIFT);
+	zero_byte_count(e, 2);
 }
 
 static void
@@ -624,8 +630,7 @@ spoil_zero_second(struct env *env, struct hfi_sdma *e, uint32_t seq)
 {
 	(void)env;
 	(void)seq;
-	e->ring[(e->tail - 1) & 63].qw[0] &=
-		~((uint64_t)SDMA_DESC0_BYTE_COUNT_MASK << SDMA_DESC0_BYTE_COUNT_SHIFT);
+	zero_byte_count(e, 1);
 }
 
 static void
