@@ -994,7 +994,7 @@ tx_burst(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_mbuf 
 				hfi_sdma_wr_pkt1(&w, rte_pktmbuf_iova(m) - OPA_VNIC_HDR_ROOM,
 						 OPA_VNIC_HDR_ROOM + len + dk.pad +
 						 OPA_VNIC_ICRC_TAIL_LEN, m, &q->user);
-				/* tx_count_sent() of a 60-byte or longer frame, in place (8 fewer). */
+				/* tx_count_sent() of a frame of 60 bytes or more, in place. */
 				opa_vnic_acc_kernel(&acc, len);
 				acc.mcast += f[0] & 1;
 				acc.vlan += vlan;

@@ -1240,7 +1240,7 @@ rx_deliver_16b(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, uint64_t rcv
 	} else if (!hfi_icrc_check(pkt, len)) {
 		p.rhf |= RHF_ICRC_ERR;
 	}
-	/* A cut-through packet's LEN was held to its length by the sender's engine (sdma_check()). */
+	/* A cut-through packet's LEN: held to its length by the sending engine (sdma_check()). */
 	if (cut == NULL && hfi_16b_len_flits(pkt) * HFI_16B_FLIT != len)
 		p.rhf |= RHF_LEN_ERR;
 	/* RCV_BYPASS.HDR_SIZE DWs go to the entry; split mode keeps them out of the eager data. */
