@@ -359,7 +359,7 @@ fab_route_ucast(struct hfi_fabric *fab, int src_slot, uint32_t dlid, struct fab_
 	if (fab_switch_programmed(fab))
 		return fab_route(fab, src_slot, dlid);
 	if (m->lid == dlid && dlid != 0 &&
-	    __atomic_load_n(&fab->hdr->lids[m->slot], __ATOMIC_ACQUIRE) == dlid)
+	    atomic_load_explicit(&fab->hdr->lids[m->slot], memory_order_acquire) == dlid)
 		return UINT64_C(1) << m->slot;
 	targets = fab_route(fab, src_slot, dlid);
 	if (targets != 0 && (targets & (targets - 1)) == 0) {
