@@ -234,7 +234,7 @@ sdma_walk(struct hfi_sw *sw, struct sw_sdma *e, struct sw_frags *fr)
 	uint32_t mask = e->cnt - 1;
 	uint32_t tail = (uint32_t)atomic_load_explicit(&e->csr[SEND_DMA_TAIL / 8],
 						       memory_order_acquire) & mask;
-	uint32_t total = 0, i;
+	uint32_t total, i;
 	uint64_t qw0, qw1;
 
 	if (e->hidx == tail)
@@ -736,17 +736,13 @@ rsm_select(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, uint32_t avail,
 	return (unsigned int)(atomic_load(&sw->rcv_bypass) & RCV_BYPASS_CONTEXT_MASK);
 }
 
-/* A field at bit off of width bits; the rule's need raised to its bytes. */
+/* A field at bit off of width bits (width 0: bytes 0-1, masked to nothing). */
 static void
-rsm_get_compile(struct sw_rsm_rule *ru, unsigned int i, uint32_t off, unsigned int width)
+rsm_get_compile(struct sw_rsm_get *g, uint32_t off, unsigned int width)
 {
-	struct sw_rsm_get *g = &ru->get[i];
-
 	g->byte = width == 0 ? 0 : (uint16_t)(off >> 3);
 	g->shift = width == 0 ? 0 : (uint8_t)(off & 7);
 	g->mask = (uint16_t)((1u << width) - 1);
-	if (i == 0 || (uint32_t)g->byte + 2 > ru->need)
-		ru->need = (uint16_t)(g->byte + 2);
 }
 
 /*
@@ -769,14 +765,14 @@ rsm_compile(struct hfi_sw *sw)
 		if (!(cfg & HFI_BIT(r)) ||
 		    ((cfg >> RCV_RSM_CFG_PACKET_TYPE_SHIFT) & 7) != RHF_RCV_TYPE_BYPASS)
 			continue;
-		rsm_get_compile(ru, 0, (uint32_t)(sel & 0xffff), 8);
-		rsm_get_compile(ru, 1, (uint32_t)((sel >> 16) & 0xffff), 8);
-		rsm_get_compile(ru, 2,
+		rsm_get_compile(&ru->get[0], (uint32_t)(sel & 0xffff), 8);
+		rsm_get_compile(&ru->get[1], (uint32_t)((sel >> 16) & 0xffff), 8);
+		rsm_get_compile(&ru->get[2],
 				(uint32_t)((sel >> RCV_RSM_SELECT_INDEX1_OFFSET_SHIFT) &
 					   RCV_RSM_SELECT_OFFSET_MASK),
 				(unsigned int)((sel >> RCV_RSM_SELECT_INDEX1_WIDTH_SHIFT) &
 					       RCV_RSM_SELECT_WIDTH_MASK));
-		rsm_get_compile(ru, 3,
+		rsm_get_compile(&ru->get[3],
 				(uint32_t)((sel >> RCV_RSM_SELECT_INDEX2_OFFSET_SHIFT) &
 					   RCV_RSM_SELECT_OFFSET_MASK),
 				(unsigned int)((sel >> RCV_RSM_SELECT_INDEX2_WIDTH_SHIFT) &
@@ -786,6 +782,10 @@ rsm_compile(struct hfi_sw *sw)
 		ru->mask2 = (uint8_t)(match >> RCV_RSM_MATCH_MASK2_SHIFT);
 		ru->value2 = (uint8_t)(match >> RCV_RSM_MATCH_VALUE2_SHIFT);
 		ru->map_offset = (uint8_t)(cfg >> RCV_RSM_CFG_OFFSET_SHIFT);
+		ru->need = 0;
+		for (i = 0; i < sizeof(ru->get) / sizeof(ru->get[0]); i++)
+			if (ru->get[i].byte + 2u > ru->need)
+				ru->need = (uint16_t)(ru->get[i].byte + 2);
 		n++;
 	}
 	rs->n = n;
