@@ -385,7 +385,9 @@ prev=$id
 
 # A rogue port floods a's VEMA agent while the EM reconfigures two vswitches
 id=$((id + 1)); resume a b; sleep 0.2
-"$tv" fabric mad-flood --fabric "$fabric" --lid 0x60 --to 1 --seconds $((secs + 3)) \
+# The flood lasts until the EM's Sets are in and $secs more (SIGTERM ends it):
+# a sanitized build on a loaded machine may take several seconds to reconfigure.
+"$tv" fabric mad-flood --fabric "$fabric" --lid 0x60 --to 1 --seconds 120 \
 	>"$tmp/rogue.out" 2>&1 &
 rogue=$!
 sleep 0.5
@@ -396,6 +398,8 @@ kill -HUP "$em"
 wait_for "$tmp/em3.out" 'SIGHUP: configuration reloaded'
 wait_for "$tmp/em3.out" 'configuring -> forwarding' $((fwd + 4))
 kill -0 "$rogue" 2>/dev/null || { echo "FAIL: mad-flood: the flood ended before the EM's Sets"; fail=1; }
+sleep "$secs"
+kill -TERM "$rogue" 2>/dev/null
 wait "$rogue" || { echo "FAIL: mad-flood failed: $(cat "$tmp/rogue.out")"; fail=1; }
 rogue=
 checkpoint $id

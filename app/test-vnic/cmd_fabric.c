@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -761,6 +762,15 @@ cmd_capture(int argc, char **argv)
 
 #define FLOOD_BURST	100
 
+static volatile sig_atomic_t flood_stop;
+
+static void
+on_flood_signal(int sig)
+{
+	(void)sig;
+	flood_stop = 1;
+}
+
 static int
 cmd_mad_flood(int argc, char **argv)
 {
@@ -777,9 +787,10 @@ cmd_mad_flood(int argc, char **argv)
 	uint64_t sent = 0, answered = 0, refused = 0;
 	const char *fabric = NULL;
 	struct hfi_dev_params p;
+	struct sigaction sa = { .sa_handler = on_flood_signal };
 	struct hfi_mad_addr to, from;
 	struct hfi_dev *dev;
-	double t0, next;
+	double t0, next, elapsed;
 	size_t len;
 	int opt, rc = 0;
 	unsigned int i;
@@ -822,9 +833,15 @@ cmd_mad_flood(int argc, char **argv)
 		return fail("mad-flood", rc);
 	to = (struct hfi_mad_addr){ .lid = (uint32_t)to_lid, .qpn = HFI_QP1,
 				    .qkey = HFI_GSI_QKEY };
+	/* SIGTERM or SIGINT ends the flood early and still reports it: a test
+	 * floods for as long as what it waits for takes, --seconds is the cap.
+	 */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
 	t0 = now_s();
 	next = t0;
-	while (now_s() - t0 < (double)secs) {
+	while (!flood_stop && now_s() - t0 < (double)secs) {
 		for (i = 0; i < FLOOD_BURST; i++) {
 			vema_mad_header(req, VEMA_METHOD_GET, 0xbad0000000000000ull + sent,
 					VEMA_ATTR_CLASS_PORT_INFO, 0);
@@ -838,14 +855,15 @@ cmd_mad_flood(int argc, char **argv)
 		while (hfi_mad_recv(dev, &from, resp, &len, 0) == 0)
 			answered++;
 		next += (double)FLOOD_BURST / (double)rate;
-		while (now_s() < next)
+		while (!flood_stop && now_s() < next)
 			usleep(500);
 	}
+	elapsed = now_s() - t0;
 	while (hfi_mad_recv(dev, &from, resp, &len, 100) == 0)
 		answered++;
 	printf("mad-flood: LID 0x%lx -> 0x%lx: %llu sent, %llu not taken by the fabric, "
-	       "%llu answered in %lu s\n", lid, to_lid, (unsigned long long)sent,
-	       (unsigned long long)refused, (unsigned long long)answered, secs);
+	       "%llu answered in %.1f s\n", lid, to_lid, (unsigned long long)sent,
+	       (unsigned long long)refused, (unsigned long long)answered, elapsed);
 	hfi_dev_close(dev);
 	return sent > 0 ? 0 : 1;
 }
