@@ -823,6 +823,13 @@ cmd_mad_flood(int argc, char **argv)
 		fprintf(stderr, "fabric mad-flood: --fabric, --lid and --to are required\n");
 		return 2;
 	}
+	/*
+	 * SIGTERM or SIGINT ends the flood early and still reports it: a test
+	 * floods for as long as what it waits for takes, --seconds is the cap.
+	 */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
 	/* A management port, as an EM's would be: the VEMA agent judges it by rate alone. */
 	hfi_dev_params_init(&p);
 	p.fabric = fabric;
@@ -833,12 +840,6 @@ cmd_mad_flood(int argc, char **argv)
 		return fail("mad-flood", rc);
 	to = (struct hfi_mad_addr){ .lid = (uint32_t)to_lid, .qpn = HFI_QP1,
 				    .qkey = HFI_GSI_QKEY };
-	/* SIGTERM or SIGINT ends the flood early and still reports it: a test
-	 * floods for as long as what it waits for takes, --seconds is the cap.
-	 */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
 	t0 = now_s();
 	next = t0;
 	while (!flood_stop && now_s() - t0 < (double)secs) {
