@@ -55,6 +55,8 @@ uint32_t hfi_crc32_update_portable(uint32_t state, const void *buf, size_t len);
 #define PERF_QUICK_RUN_MS	1
 #define PERF_ROW_FMT		"%-18s %6u %6u "
 #define PERF_HFI_MAX_FRAME	(HARNESS_TX_BUF - PBC_SIZE - OPA_VNIC_HDR_LEN - 16)
+/* The largest packet, rounded up to the alignment: aligned_alloc() takes a multiple of it. */
+#define PERF_BUF_LEN		((OPA_VNIC_MAX_PKT_LEN + 63) / 64 * 64)
 
 static const char perf_usage[] =
 "usage: dpdk-test-vnic perf [--quick] [--runs N] [--run-ms MS] [--sizes L1,L2,...]\n"
@@ -839,9 +841,9 @@ cmd_perf(int argc, char **argv)
 		max = sizes[i] > max ? sizes[i] : max;
 
 	memset(&d, 0, sizeof(d));
-	d.frame = aligned_alloc(64, OPA_VNIC_MAX_PKT_LEN);
-	d.pkt = aligned_alloc(64, OPA_VNIC_MAX_PKT_LEN);
-	d.dst = aligned_alloc(64, OPA_VNIC_MAX_PKT_LEN);
+	d.frame = aligned_alloc(64, PERF_BUF_LEN);
+	d.pkt = aligned_alloc(64, PERF_BUF_LEN);
+	d.dst = aligned_alloc(64, PERF_BUF_LEN);
 	if (d.frame == NULL || d.pkt == NULL || d.dst == NULL) {
 		fprintf(stderr, "perf: out of memory\n");
 		rc = 1;
