@@ -1064,12 +1064,6 @@ rx_copy_frags(const struct rx_pkt *p, uint8_t *egr, uint8_t *ent, uint32_t hdr_n
 		else if (hdr_n > 0)
 			frags_copy(fr, 0, hdr_n, ent, 0, 0);
 		crc = frags_copy_all(fr, egr, crc, slot);
-		/* The HFI's ICRC, not corrupted, into the eager copy: what the PMD sends. */
-		if (slot_egr && p->icrc_insert && !p->icrc_corrupt) {
-			icrc = hfi_crc32_final(crc);
-			memcpy(egr + slot, &icrc, sizeof(icrc));
-			return 0;
-		}
 	} else {
 		if (p->skip > 0 && hdr_n >= p->skip) {
 			/* Split: the header bytes come first in the CRC. */
@@ -1084,6 +1078,11 @@ rx_copy_frags(const struct rx_pkt *p, uint8_t *egr, uint8_t *ent, uint32_t hdr_n
 			crc = frags_copy(fr, p->skip, p->len, egr, crc, slot);
 	}
 	crc = hfi_crc32_final(crc);
+	/* The HFI's ICRC, not corrupted, into the eager copy: what the PMD sends. */
+	if (slot_egr && p->icrc_insert && !p->icrc_corrupt) {
+		memcpy(egr + (slot - p->skip), &crc, sizeof(crc));
+		return 0;
+	}
 	if (p->icrc_insert)
 		icrc = crc;
 	else if (slot_egr)
