@@ -18,7 +18,10 @@
 # for each frame size, in rounds (every case once per round) so that drift
 # hits all cases alike; the median of the rounds, with ratios against net_null
 # and net_af_packet. Then dpdk-test-vnic perf --pmd (the building blocks, and
-# the PMD's bursts without the device model beside net_null's).
+# the PMD's bursts without the device model beside net_null's). --count runs
+# each case once under valgrind's callgrind instead: instructions, simulated
+# L1 data misses and branch mispredictions per forwarded packet, which do not
+# depend on the machine's load or clock.
 # Nothing here asserts a number: see doc/performance.md for what they mean.
 set -eu
 
@@ -33,6 +36,7 @@ all_cases="$cases vnic-copy vnic-attach vnic-many"
 inflight=4
 micro=1
 profile=0
+count=0
 dry=0
 quick=0
 huge=0
@@ -54,6 +58,11 @@ usage: devtools/bench.sh [options]
   --huge           every testpmd on hugepages (reserved and mounted for the run, given
                    back after; root), IOVA as EAL picks it, instead of --no-huge
                    (perf --pmd keeps --no-huge)
+  --count          1 round under valgrind's callgrind: the forwarding lcore's instructions,
+                   simulated L1 data-cache misses and branch mispredictions per forwarded
+                   packet, beside net_null, and instructions by component: exact and
+                   repeatable, blind to how instructions overlap (no cycles; needs valgrind;
+                   cases: null vnic-hw vnic-sw vnic-copy vnic-attach)
   --dry-run        print the machine and the planned runs, run nothing
 EOF
 }
@@ -82,6 +91,7 @@ while [ $# -gt 0 ]; do
 	--quick) quick=1 reps=1 warmup=0.5 duration=1 ;;
 	--no-micro) micro=0 ;;
 	--profile) profile=1 reps=1 micro=0 ;;
+	--count) count=1 reps=1 micro=0 ;;
 	--dry-run) dry=1 ;;
 	--huge) huge=1 ;;
 	-h | --help) usage; exit 0 ;;
@@ -102,6 +112,21 @@ for c in $cases; do
 	*) die "--cases '$c': expected one of: $all_cases" ;;
 	esac
 done
+[ $((profile + count)) -le 1 ] || die "--profile and --count: one or the other"
+if [ $count = 1 ]; then
+	# One process, one lcore: its instructions are the case's.
+	for c in $cases; do
+		case $c in
+		null | vnic-hw | vnic-sw | vnic-copy | vnic-attach) ;;
+		*) die "--count: case '$c' is not counted (one process and one lcore:" \
+			"null vnic-hw vnic-sw vnic-copy vnic-attach)" ;;
+		esac
+	done
+	case " $cases " in
+	*" null "*) ;;
+	*) cases="null $cases" ;;	# the baseline of the ratios
+	esac
+fi
 build=$(cd "$build" 2>/dev/null && pwd) || die "--build: no directory $build"
 
 VNIC_BUILD=$build
@@ -111,6 +136,7 @@ VNIC_BUILD=$build
 . "$top/app/test-vnic/scripts/hugepages.sh"
 test_vnic=$build/app/test-vnic/dpdk-test-vnic
 huge_dir='<hugetlbfs>'	# mounted before the runs (--huge)
+count_dir='<work>'	# the callgrind files (--count), a directory made before the runs
 prefix=opa-bench-$$
 ns=opa-bench-$$
 
@@ -145,6 +171,10 @@ command_of() {
 	esac
 	# 64 rx queues' eager chunks (3.5 MiB each) beside the mbufs.
 	[ "$np" = 1 ] || mem=1024
+	# Instrumented only inside the window (count_on), stdbuf followed into testpmd.
+	[ $count = 0 ] || printf '%s\n' valgrind --tool=callgrind --trace-children=yes \
+		--fair-sched=yes --instr-atstart=no --separate-threads=yes --cache-sim=yes \
+		--branch-sim=yes "--callgrind-out-file=$count_dir/cg.$c.$size"
 	if [ $huge = 1 ]; then
 		printf '%s\n' stdbuf -oL dpdk-testpmd --huge-dir "$huge_dir" -m $mem
 	else
@@ -185,7 +215,15 @@ command_of() {
 }
 
 # What is typed at the testpmd prompt; "measure" marks the measured window.
+# --count: testpmd's start clears the forwarding counts and stop prints them
+# once the lcore has stopped ("await N": the Nth such print), so the window
+# between count_on and count_dump holds exactly the packets of the second print.
 script_lines() {
+	if [ $count = 1 ]; then
+		printf '%s\n' "start tx_first $inflight" "sleep $warmup" stop "await 1" count_on \
+			"start tx_first $inflight" "sleep $duration" stop "await 2" count_dump quit
+		return
+	fi
 	printf '%s\n' "start tx_first $inflight" "sleep $warmup" "clear fwd stats all" \
 		"show port stats all" "measure $duration" "show port stats all" \
 		"show fwd stats all" stop quit
@@ -231,6 +269,7 @@ case " $cases " in
 		"deleted at the end" ;;
 esac
 [ $profile = 0 ] || echo "profile: perf record -F 999 -p <testpmd> during the measured window"
+[ $count = 0 ] || echo "count: callgrind_control -i on, -z at count_on; -d at count_dump"
 [ $micro = 0 ] || echo "micro-benchmarks: $test_vnic perf --pmd$([ $quick = 0 ] || echo ' --quick')"
 [ $dry = 0 ] || exit 0
 
@@ -239,6 +278,8 @@ esac
 command -v dpdk-testpmd >/dev/null || die "dpdk-testpmd is not installed"
 [ -r "$VNIC_SO" ] || die "no PMD at $VNIC_SO (./run.sh setup builds it)"
 [ $profile = 0 ] || command -v perf >/dev/null || die "--profile needs perf (linux-perf)"
+[ $count = 0 ] || command -v callgrind_control >/dev/null ||
+	die "--count needs valgrind (apt-get install valgrind)"
 work=$(mktemp -d)
 ns_made=0
 pid=
@@ -254,6 +295,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 # A testpmd that died makes writes to its stdin fail, not kill this script.
 trap '' PIPE
+count_dir=$work
 if [ $huge = 1 ]; then
 	[ "$(id -u)" = 0 ] || die "--huge needs root (hugepages, hugetlbfs)"
 	# The largest case's memory, and room for EAL's own.
@@ -301,6 +343,17 @@ run_one() {
 	while read -r line; do
 		case $line in
 		sleep\ *) sleep "${line#sleep }" ;;
+		await\ *)
+			for i in $(seq 1200); do
+				[ "$(grep -c 'Accumulated forward statistics' "$out")" -ge \
+					"${line#await }" ] && break
+				kill -0 "$pid" 2>/dev/null || break
+				sleep 0.1
+			done ;;
+		count_on)
+			callgrind_control -i on "$pid" >/dev/null 2>&1 &&
+				callgrind_control -z "$pid" >/dev/null 2>&1 || true ;;
+		count_dump) callgrind_control -d "$pid" >/dev/null 2>&1 || true ;;
 		measure\ *)
 			cpu0=$(cpu_ns "$pid") t0=$(date +%s%N)
 			if [ $profile = 1 ]; then
@@ -314,7 +367,8 @@ run_one() {
 		esac
 	done < <(script_lines)
 	exec 3>&-
-	for i in $(seq 300); do
+	# Under valgrind, the exit writes every thread's counts.
+	for i in $(seq $((count ? 1200 : 300))); do
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.1
 	done
@@ -324,6 +378,10 @@ run_one() {
 	fi
 	wait "$pid" 2>/dev/null || true
 	pid=
+	if [ $count = 1 ]; then
+		count_result "$c" "$size" "$out"
+		return
+	fi
 	awk -v c="$c" -v size="$size" -v r="$r" -v cpu="$((cpu1 - cpu0))" \
 		-v wall="$((t1 - t0))" -v ports="$((2 * $(pairs_of "$c")))" '
 		/Rx-pps:/ { pps[++n] = $2 }
@@ -350,6 +408,28 @@ run_one() {
 	}
 }
 
+# count_result CASE SIZE OUT: appends "case size packets Ir D1mr D1mw Bcm file" to
+# $work/counts: the packets of the window (the second stop's print) and the counts
+# of its busiest thread (the forwarding lcore: the others wait at the prompt).
+count_result() {
+	local pk f best= best_ir=0 ir
+	pk=$(awk '/Accumulated forward statistics/ { a++; next }
+		a == 2 && /RX-packets:/ { print $2; exit }' "$3")
+	for f in "$count_dir/cg.$1.$2".*-*; do
+		[ -f "$f" ] || continue
+		ir=$(awk '/^summary:/ { print $2 + 0; exit }' "$f")
+		[ "${ir:-0}" -gt "$best_ir" ] && { best_ir=$ir; best=$f; }
+	done
+	if [ -z "$pk" ] || [ "$pk" = 0 ] || [ -z "$best" ]; then
+		echo "bench: count failed ($(label "$1"), $2 B): no packets or no counts;" \
+			"its output:" >&2
+		tail -n 30 "$3" >&2
+		return 1
+	fi
+	awk -v c="$1" -v size="$2" -v pk="$pk" -v f="$best" '/^summary:/ {
+		print c, size, pk, $2, $6, $7, $12, f; exit }' "$best" >>"$work/counts"
+}
+
 echo
 total=$((reps * $(echo $sizes | wc -w) * $(echo $cases | wc -w)))
 i=0
@@ -366,32 +446,90 @@ done
 
 # ---- profiles ----
 
-# Where the samples of one run fall, by component: source files (debug info)
-# mapped to the parts of the tree; libraries without debug info by name.
+# The part of the tree a source file (debug info) belongs to; libraries
+# without debug info by name (awk, for perf's samples and callgrind's counts).
+# fn, the function (callgrind only): what a compiler intrinsic was inlined into.
+component_awk='
+function component(dso, src, fn) {
+	if (fn != "" && src ~ /intrin\.h$/) {
+		if (fn ~ /crc32/) return "CRC-32 (hfi_icrc.c)"
+		if (fn ~ /^sdma_/) return "software HFI model (sw/hfi_sw.c)"
+		return "PMD (drivers/net/opa_vnic)"
+	}
+	if (src ~ /^(opa_vnic_|rte_pmd_opa_vnic)/) return "PMD (drivers/net/opa_vnic)"
+	if (src ~ /^hfi_(sdma|rcv|dev|eal)\./) return "HFI ring code (hfi_sdma, hfi_rcv)"
+	if (src ~ /^(hfi_sw\.c|hfi_sw_priv\.h|hfi_16b\.h|hfi_regs\.h)/)
+		return "software HFI model (sw/hfi_sw.c)"
+	if (src ~ /^hfi_(fabric|capture)/) return "software fabric (sw/hfi_fabric.c)"
+	if (src ~ /^hfi_icrc|mmintrin\.h$/) return "CRC-32 (hfi_icrc.c)"
+	if (src ~ /mem(move|cpy|set)/ || dso ~ /^libc/) return "libc (memcpy)"
+	if (src ~ /^rte_(mbuf|mempool)/ || dso ~ /librte_(mbuf|mempool)/)
+		return "mbufs and mempools"
+	if (dso ~ /librte_net_null/) return "net_null PMD"
+	if (dso == "" && src ~ /^rte_/) return "DPDK inline functions (rte_*.h)"
+	if (dso ~ /testpmd/) return "dpdk-testpmd"
+	if (dso ~ /kernel/) return "kernel"
+	return "other (" dso ")"
+}'
+
+# Where the samples of one run fall, by component.
 components() {
-	perf report -i "$1" --no-children --sort dso,srcfile -q --stdio 2>/dev/null | awk '
-		$1 ~ /%$/ {
-			p = $1 + 0; dso = $2; src = $3
-			if (src ~ /^(opa_vnic_|rte_pmd_opa_vnic)/)
-				k = "PMD (drivers/net/opa_vnic)"
-			else if (src ~ /^hfi_(sdma|rcv|dev|eal)\./)
-				k = "HFI ring code (hfi_sdma, hfi_rcv)"
-			else if (src ~ /^(hfi_sw\.c|hfi_16b\.h|hfi_regs\.h)/)
-				k = "software HFI model (sw/hfi_sw.c)"
-			else if (src ~ /^hfi_(fabric|capture)/)
-				k = "software fabric (sw/hfi_fabric.c)"
-			else if (src ~ /^hfi_icrc|mmintrin\.h$/)
-				k = "CRC-32 (hfi_icrc.c)"
-			else if (src ~ /mem(move|cpy|set)/ || dso ~ /^libc/) k = "libc (memcpy)"
-			else if (src ~ /^rte_(mbuf|mempool)/ || dso ~ /librte_(mbuf|mempool)/)
-				k = "mbufs and mempools"
-			else if (dso ~ /testpmd/) k = "dpdk-testpmd"
-			else if (dso ~ /kernel/) k = "kernel"
-			else k = "other (" dso ")"
-			share[k] += p
-		}
+	perf report -i "$1" --no-children --sort dso,srcfile -q --stdio 2>/dev/null |
+		awk "$component_awk"'
+		$1 ~ /%$/ { share[component($2, $3, "")] += $1 + 0 }
 		END { for (k in share) printf "    %5.1f%%  %s\n", share[k], k }' | sort -rn
 }
+
+# Instructions per packet of a callgrind file, by component (packets: $2).
+count_components() {
+	callgrind_annotate --auto=no --show=Ir --show-percs=no --threshold=100 "$1" 2>/dev/null |
+		awk -v pk="$2" "$component_awk"'
+		# Code inlined from another file: that file, no library.
+		/^ *[0-9,]+ +[^ ]+:[^ ]+( \[[^ ]+\])?$/ {
+			ir = $1; gsub(",", "", ir)
+			src = $2; sub(/:.*/, "", src); sub(/.*\//, "", src)
+			fn = $2; sub(/.*:/, "", fn)
+			dso = $3; gsub(/[][]/, "", dso); sub(/.*\//, "", dso)
+			share[component(dso, src, fn)] += ir
+		}
+		END { for (k in share) if (share[k] / pk >= 0.5)
+			printf "    %7.1f  %s\n", share[k] / pk, k }' | sort -rn
+}
+
+if [ $count = 1 ]; then
+	[ -s "$work/counts" ] || die "--count: no run gave counts"
+	echo
+	echo "dpdk-testpmd io forwarding, 1 forwarding lcore, burst 32, under callgrind:"
+	echo "the forwarding lcore's counts per forwarded packet over the window (exact and"
+	echo "repeatable on one machine, whatever its load; the code paths the CPU selects,"
+	echo "SIMD widths included, are those of a plain run; cycles are not counted)"
+	echo "L1 misses: of valgrind's simulated L1 data cache ($(awk '/^desc: D1 cache:/ {
+		sub(/^desc: D1 cache: */, ""); print; exit }' "$(awk '{ print $8; exit }' \
+		"$work/counts")"))"
+	echo
+	echo "| frame | case | packets | instructions/pkt | ÷ null | L1 read misses/pkt |" \
+		"L1 write misses/pkt | mispredicted branches/pkt |"
+	echo "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+	for size in $sizes; do
+		base=$(awk -v s="$size" '$1 == "null" && $2 == s { print $4 / $3 }' "$work/counts")
+		for c in $cases; do
+			awk -v c="$c" -v s="$size" -v b="${base:-0}" -v l="$(label "$c")" '
+				$1 == c && $2 == s { found = 1
+					printf "| %s | %s | %d | %.1f | %s | %.2f | %.2f | %.2f |\n",
+						s, l, $3, $4 / $3,
+						(b > 0 ? sprintf("%.2f", $4 / $3 / b) : "n/a"),
+						$5 / $3, $6 / $3, $7 / $3 }
+				END { if (!found) printf "| %s | %s | failed | | | | | |\n", s, l }' \
+				"$work/counts"
+		done
+	done
+	while read -r c size pk _ _ _ _ f; do
+		echo
+		echo "== $(label "$c"), $size B: instructions per packet by component"
+		count_components "$f" "$pk"
+	done <"$work/counts"
+	exit 0
+fi
 
 if [ $profile = 1 ]; then
 	for size in $sizes; do

@@ -82,8 +82,22 @@ for opt in --txq=2 --rxq=2; do
 	grep -qx -- "$opt" "$tmp/many" || fail "vnic-many: no $opt"
 done
 
+# --count: each case once under callgrind, net_null added as the baseline, the
+# counts taken between two stops (the window of the second one's print).
+"$bench" --dry-run --build "$BUILD_ROOT" --count --sizes 64 --cases vnic-hw \
+	>"$tmp/out5" 2>&1 || fail "--dry-run --count exited $?"
+grep -E '^  64 +B .*dpdk-testpmd ' "$tmp/out5" >"$tmp/count"
+[ "$(grep -c 'valgrind --tool=callgrind --trace-children=yes .*--instr-atstart=no' \
+	"$tmp/count")" = 2 ] || fail "--count: not 2 runs under callgrind"
+grep -q "net_null0,size=64 " "$tmp/count" || fail "--count: no net_null baseline"
+grep -q '^order: 1 round(s) of \[64 B: null vnic-hw\]' "$tmp/out5" || fail "--count: no round order"
+grep -q '^  start tx_first 4; sleep 1; stop; await 1; count_on; start tx_first 4; sleep 3; stop;' \
+	"$tmp/out5" || fail "--count: no prompt script with the counted window"
+grep -q '^micro-benchmarks' "$tmp/out5" && fail "--count planned the micro-benchmarks"
+
 # Bad options: exit code 2 and a message naming the option.
-for args in "--reps 0" "--sizes 9000" "--cases bogus" "--duration x" "--inflight 99" "--bogus"; do
+for args in "--reps 0" "--sizes 9000" "--cases bogus" "--duration x" "--inflight 99" "--bogus" \
+	    "--count --cases vnic-thread" "--count --profile"; do
 	# shellcheck disable=SC2086
 	"$bench" --dry-run --build "$BUILD_ROOT" $args >/dev/null 2>"$tmp/err"
 	rc=$?
