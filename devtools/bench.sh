@@ -20,7 +20,7 @@
 # and net_af_packet. Then dpdk-test-vnic perf --pmd (the building blocks, and
 # the PMD's bursts without the device model beside net_null's). --count runs
 # each case once under valgrind's callgrind instead: instructions, simulated
-# L1 data misses and branch mispredictions per forwarded packet, which do not
+# L1 data misses and branch mispredictions per forwarded packet, which hardly
 # depend on the machine's load or clock.
 # Nothing here asserts a number: see doc/performance.md for what they mean.
 set -eu
@@ -60,8 +60,8 @@ usage: devtools/bench.sh [options]
                    (perf --pmd keeps --no-huge)
   --count          1 round under valgrind's callgrind: the forwarding lcore's instructions,
                    simulated L1 data-cache misses and branch mispredictions per forwarded
-                   packet, beside net_null, and instructions by component: exact and
-                   repeatable, blind to how instructions overlap (no cycles; needs valgrind;
+                   packet, beside net_null, and instructions by component: repeatable
+                   to 0.1 %, blind to how instructions overlap (no cycles; needs valgrind;
                    cases: null vnic-hw vnic-sw vnic-copy vnic-attach)
   --dry-run        print the machine and the planned runs, run nothing
 EOF
@@ -506,8 +506,8 @@ if [ $count = 1 ]; then
 	[ -s "$work/counts" ] || die "--count: no run gave counts"
 	echo
 	echo "dpdk-testpmd io forwarding, 1 forwarding lcore, burst 32, under callgrind:"
-	echo "the forwarding lcore's counts per forwarded packet over the window (exact and"
-	echo "repeatable on one machine, whatever its load; cycles are not counted)"
+	echo "the forwarding lcore's counts per forwarded packet over the window (repeatable"
+	echo "to about 0.1 % on one machine, whatever its load; cycles are not counted)"
 	echo "L1 misses: of valgrind's simulated L1 data cache ($(awk '/^desc: D1 cache:/ {
 		sub(/^desc: D1 cache: */, ""); print; exit }' "$(awk '{ print $8; exit }' \
 		"$work/counts")"))"
