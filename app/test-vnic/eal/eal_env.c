@@ -2,10 +2,14 @@
  * Copyright(c) 2026 dpdk-opa-vnic authors
  */
 
+#include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <rte_eal.h>
@@ -59,13 +63,41 @@ eal_floating_lcore_arg(char *buf, size_t len)
 	return append(buf, len, &off, ")");
 }
 
-void
+/*
+ * Telemetry's sockets in dir: the library unlinks them only at exit (atexit),
+ * after this process's rmdir() would have found the directory not empty.
+ */
+static void
+unlink_telemetry_sockets(const char *dir)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	struct stat st;
+	DIR *d = opendir(dir);
+
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, "dpdk_telemetry", strlen("dpdk_telemetry")) != 0 ||
+		    snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int)sizeof(path))
+			continue;
+		if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+			unlink(path);
+	}
+	closedir(d);
+}
+
+int
 eal_finish(void)
 {
 	char dir[PATH_MAX];
 
 	snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
 	rte_eal_cleanup();
-	if (dir[0] != '\0')
-		rmdir(dir);
+	if (dir[0] == '\0')
+		return 0;
+	unlink_telemetry_sockets(dir);
+	if (rmdir(dir) != 0 && errno != ENOENT)
+		return -errno;
+	return 0;
 }

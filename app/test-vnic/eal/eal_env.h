@@ -19,7 +19,11 @@
  */
 int eal_floating_lcore_arg(char *buf, size_t len);
 
-/* rte_eal_cleanup(), then remove EAL's runtime directory (it outlives the process). */
-void eal_finish(void);
+/*
+ * rte_eal_cleanup(), then remove EAL's runtime directory (it outlives the
+ * process), telemetry's sockets in it first. 0 (also when there was none),
+ * or the negative errno of the removal: something was left in it.
+ */
+int eal_finish(void);
 
 #endif /* EAL_ENV_H */
