@@ -33,7 +33,8 @@ tmp=$(mktemp -d) || exit 1
 fabric=shm:vnic-faults-$$
 pa= pb= em= rogue=
 cleanup() {
-	for p in $rogue $em $pa $pb; do kill -9 "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
+	for p in $rogue $em; do kill -9 "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
+	for p in $pa $pb; do kill_peer "$p"; done
 	"$tv" fabric destroy "$fabric" >/dev/null 2>&1
 	[ -n "${FAULTS_KEEP:-}" ] && cp -r "$tmp/." "$FAULTS_KEEP/"
 	rm -rf "$tmp"
@@ -414,7 +415,7 @@ prev=$id
 # SIGKILL of peer b while it sends; a then sends to the dead LID. b's counts
 # outlive it in its --counts file, its port's in the fabric's slot.
 id=$((id + 1)); ctl a pause; resume b; sleep "$secs"
-kill -9 "$pb"; wait "$pb" 2>/dev/null; pb=
+kill_peer "$pb"; pb=
 resume a; sleep "$secs"
 ctl a pause
 ctl a stats

@@ -21,6 +21,18 @@ wait_for() {
 	die "waiting for '$2' in $1"
 }
 alive() { kill -0 "$1" 2>/dev/null || die "process $1 ($2) died"; }
+# kill_peer PID: SIGKILL a test_vnic_peer, and remove what it could not: EAL's
+# runtime directory (opa-vnic-peer-PID, where EAL puts it for this user). A
+# peer already gone removed its own.
+kill_peer() {
+	kill -9 "$1" 2>/dev/null || return 0
+	wait "$1" 2>/dev/null
+	if [ "$(id -u)" = 0 ]; then
+		rm -rf "/var/run/dpdk/opa-vnic-peer-$1"
+	else
+		rm -rf "${XDG_RUNTIME_DIR:-/tmp}/dpdk/opa-vnic-peer-$1"
+	fi
+}
 
 # em_conf MTU: vswitches 1..4, vport i of sw0 and sw1 in vswitch i + 1; 3 and 4 with eth_mtu MTU
 em_conf() {
