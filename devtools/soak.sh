@@ -31,7 +31,7 @@ tmp=$(mktemp -d) || exit 1
 fabric=shm:vnic-soak-$$
 pa= pb= em=
 cleanup() {
-	[ -z "$em" ] || { kill -9 "$em" 2>/dev/null && wait "$em" 2>/dev/null; }
+	for p in $em; do kill -9 "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
 	for p in $pa $pb; do kill_peer "$p"; done
 	"$tv" fabric destroy "$fabric" >/dev/null 2>&1
 	[ -n "${SOAK_KEEP:-}" ] && cp -r "$tmp/." "$SOAK_KEEP/"
