@@ -511,6 +511,8 @@ if [ $count = 1 ]; then
 	echo "L1 misses: of valgrind's simulated L1 data cache ($(awk '/^desc: D1 cache:/ {
 		sub(/^desc: D1 cache: */, ""); print; exit }' "$(awk '{ print $8; exit }' \
 		"$work/counts")"))"
+	echo "mispredicted branches: of valgrind's simple predictor, which code layout can"
+	echo "move (a branch that never changes may count as mispredicted): a hint only"
 	echo
 	echo "| frame | case | packets | instructions/pkt | ÷ null | L1 read misses/pkt |" \
 		"L1 write misses/pkt | mispredicted branches/pkt |"
