@@ -19,9 +19,9 @@
 # hits all cases alike; the median of the rounds, with ratios against net_null
 # and net_af_packet. Then dpdk-test-vnic perf --pmd (the building blocks, and
 # the PMD's bursts without the device model beside net_null's). --count runs
-# each case once under valgrind's callgrind instead: instructions, simulated
-# L1 data misses and branch mispredictions per forwarded packet, which hardly
-# depend on the machine's load or clock.
+# each case once under valgrind's callgrind instead: instructions and simulated
+# L1 data misses per forwarded packet, which hardly depend on the machine's
+# load or clock.
 # Nothing here asserts a number: see doc/performance.md for what they mean.
 set -eu
 
@@ -58,9 +58,9 @@ usage: devtools/bench.sh [options]
   --huge           every testpmd on hugepages (reserved and mounted for the run, given
                    back after; root), IOVA as EAL picks it, instead of --no-huge
                    (perf --pmd keeps --no-huge)
-  --count          1 round under valgrind's callgrind: the forwarding lcore's instructions,
-                   simulated L1 data-cache misses and branch mispredictions per forwarded
-                   packet, beside net_null, and instructions by component: repeatable
+  --count          1 round under valgrind's callgrind: the forwarding lcore's instructions
+                   and simulated L1 data-cache misses per forwarded packet, beside
+                   net_null, and instructions by component: repeatable
                    to 0.1 %, blind to how instructions overlap (no cycles; needs valgrind;
                    cases: null vnic-hw vnic-sw vnic-copy vnic-attach)
   --dry-run        print the machine and the planned runs, run nothing
@@ -174,7 +174,7 @@ command_of() {
 	# Instrumented only inside the window (count_on), stdbuf followed into testpmd.
 	[ $count = 0 ] || printf '%s\n' valgrind --tool=callgrind --trace-children=yes \
 		--fair-sched=yes --instr-atstart=no --separate-threads=yes --cache-sim=yes \
-		--branch-sim=yes "--callgrind-out-file=$count_dir/cg.$c.$size"
+		"--callgrind-out-file=$count_dir/cg.$c.$size"
 	if [ $huge = 1 ]; then
 		printf '%s\n' stdbuf -oL dpdk-testpmd --huge-dir "$huge_dir" -m $mem
 	else
@@ -412,7 +412,7 @@ run_one() {
 	}
 }
 
-# count_result CASE SIZE OUT: appends "case size packets Ir D1mr D1mw Bcm file" to
+# count_result CASE SIZE OUT: appends "case size packets Ir D1mr D1mw file" to
 # $work/counts: the packets of the window (the second stop's print) and the counts
 # of its busiest thread (the forwarding lcore: the others wait at the prompt).
 count_result() {
@@ -431,7 +431,7 @@ count_result() {
 		return 1
 	fi
 	awk -v c="$1" -v size="$2" -v pk="$pk" -v f="$best" '/^summary:/ {
-		print c, size, pk, $2, $6, $7, $12, f; exit }' "$best" >>"$work/counts"
+		print c, size, pk, $2, $6, $7, f; exit }' "$best" >>"$work/counts"
 	grep -m1 -o 'bursts use the .*' "$3" | sed "s/^/  $(label "$1"), $2 B: /" \
 		>>"$work/paths" || true
 }
@@ -509,24 +509,22 @@ if [ $count = 1 ]; then
 	echo "the forwarding lcore's counts per forwarded packet over the window (repeatable"
 	echo "to about 0.1 % on one machine, whatever its load; cycles are not counted)"
 	echo "L1 misses: of valgrind's simulated L1 data cache ($(awk '/^desc: D1 cache:/ {
-		sub(/^desc: D1 cache: */, ""); print; exit }' "$(awk '{ print $8; exit }' \
+		sub(/^desc: D1 cache: */, ""); print; exit }' "$(awk '{ print $7; exit }' \
 		"$work/counts")"))"
-	echo "mispredicted branches: of valgrind's simple predictor, which code layout can"
-	echo "move (a branch that never changes may count as mispredicted): a hint only"
 	echo
 	echo "| frame | case | packets | instructions/pkt | ÷ null | L1 read misses/pkt |" \
-		"L1 write misses/pkt | mispredicted branches/pkt |"
-	echo "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+		"L1 write misses/pkt |"
+	echo "| ---: | --- | ---: | ---: | ---: | ---: | ---: |"
 	for size in $sizes; do
 		base=$(awk -v s="$size" '$1 == "null" && $2 == s { print $4 / $3 }' "$work/counts")
 		for c in $cases; do
 			awk -v c="$c" -v s="$size" -v b="${base:-0}" -v l="$(label "$c")" '
 				$1 == c && $2 == s { found = 1
-					printf "| %s | %s | %d | %.1f | %s | %.2f | %.2f | %.2f |\n",
+					printf "| %s | %s | %d | %.1f | %s | %.2f | %.2f |\n",
 						s, l, $3, $4 / $3,
 						(b > 0 ? sprintf("%.2f", $4 / $3 / b) : "n/a"),
-						$5 / $3, $6 / $3, $7 / $3 }
-				END { if (!found) printf "| %s | %s | failed | | | | | |\n", s, l }' \
+						$5 / $3, $6 / $3 }
+				END { if (!found) printf "| %s | %s | failed | | | | |\n", s, l }' \
 				"$work/counts"
 		done
 	done
@@ -540,7 +538,7 @@ if [ $count = 1 ]; then
 		echo "path of a plain run."
 	fi
 	cat "$work/paths" 2>/dev/null || true
-	while read -r c size pk _ _ _ _ f; do
+	while read -r c size pk _ _ _ f; do
 		echo
 		echo "== $(label "$c"), $size B: instructions per packet by component"
 		count_components "$f" "$pk"

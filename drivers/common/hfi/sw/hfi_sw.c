@@ -1128,8 +1128,9 @@ rx_place(struct hfi_sw *sw, unsigned int ctxt, const struct rx_pkt *p)
 		return rx_drop(sw, HFI_DROP_CTXT_ERROR);
 	ctrl = atomic_load_explicit(&cx->csr[RCV_CTXT_CTRL / 8], memory_order_relaxed);
 
+	/* The head in DWs, in entries: a shift, each size a power of 2 (no divide per packet). */
 	hd_head = (uint32_t)((atomic_load_explicit(&cx->hdr_head, memory_order_acquire) &
-			      RCV_HDR_HEAD_HEAD_MASK) / (cx->entsize / 4));
+			      RCV_HDR_HEAD_HEAD_MASK) >> cx->entsize_dw_log2);
 	next = cx->tail + 1 == cx->cnt ? 0 : cx->tail + 1;
 	if (take_fault(&cx->fault_overflow) || next == hd_head) {
 		if (next == hd_head && (ctrl & RCV_CTXT_CTRL_DONT_DROP_RHQ_FULL))
@@ -1633,6 +1634,7 @@ ctxt_enable(struct hfi_sw *sw, struct sw_ctxt *cx)
 	cx->hdrq_iova = hdr_addr;
 	cx->cnt = cnt;
 	cx->entsize = ent;
+	cx->entsize_dw_log2 = (uint32_t)__builtin_ctz(ent / 4);
 	cx->tail = 0;
 	cx->seq = 1;
 	cx->egr_base = (uint32_t)(egr & RCV_EGR_CTRL_EGR_BASE_INDEX_MASK) << RCV_EGR_UNIT_SHIFT;

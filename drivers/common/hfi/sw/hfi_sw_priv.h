@@ -118,6 +118,7 @@ struct sw_ctxt {
 	uint64_t hdrq_iova;
 	uint32_t cnt;
 	uint32_t entsize;			/* bytes */
+	uint32_t entsize_dw_log2;		/* log2 of entsize in DWs (2, 16 or 32 DWs) */
 	uint32_t tail;
 	uint8_t seq;
 	uint32_t egr_base;
