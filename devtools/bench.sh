@@ -328,6 +328,17 @@ cpu_ns() {
 	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f", s }'
 }
 
+# await_output OUT PATTERN N SECONDS: until OUT has N lines matching PATTERN,
+# the testpmd of $pid has ended, or SECONDS have passed.
+await_output() {
+	local i
+	for i in $(seq $(($4 * 10))); do
+		[ "$(grep -c -- "$2" "$1")" -ge "$3" ] && return 0
+		kill -0 "$pid" 2>/dev/null || return 0
+		sleep 0.1
+	done
+}
+
 # run_one CASE SIZE ROUND: one testpmd run; appends a line to $work/results:
 # case size round Mpps lcore-cycles/pkt cores TSC-MHz drops cycles/pkt
 run_one() {
@@ -339,21 +350,12 @@ run_one() {
 	"${cmd[@]}" <"$fifo" >"$out" 2>&1 &
 	pid=$!
 	exec 3>"$fifo"
-	for i in $(seq 600); do
-		grep -q 'testpmd> ' "$out" && break
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
+	await_output "$out" 'testpmd> ' 1 60
 	while read -r line; do
 		case $line in
 		sleep\ *) sleep "${line#sleep }" ;;
 		await\ *)
-			for i in $(seq 1200); do
-				[ "$(grep -c 'Accumulated forward statistics' "$out")" -ge \
-					"${line#await }" ] && break
-				kill -0 "$pid" 2>/dev/null || break
-				sleep 0.1
-			done ;;
+			await_output "$out" 'Accumulated forward statistics' "${line#await }" 120 ;;
 		count_on)
 			callgrind_control -i on "$pid" >/dev/null 2>&1 &&
 				callgrind_control -z "$pid" >/dev/null 2>&1 || true ;;
