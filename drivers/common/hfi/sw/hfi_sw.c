@@ -513,18 +513,40 @@ sdma_send(struct hfi_sw *sw, struct sw_sdma *e)
 	sw_tx_send(sw, pbc, &e->tx);
 }
 
+/*
+ * What one engine run reads once for the packets it may send along the
+ * direct paths (sdma_one_16b()): which paths are on, whether anything the
+ * egress would drop or treat apart holds for every packet (the port's link
+ * and logical state, an injected drop, capture), and the last DLID found
+ * to reach one data port, with that port's slot. A change to any of them
+ * counts from the engine's next run, at most SW_SDMA_BUDGET packets later:
+ * packets already in the engine when it is made go either way, as on any
+ * pipelined egress.
+ */
+/* No 16B DLID: they are 24 bits. */
+#define SW_RUN_NO_DLID	UINT32_MAX
+
+struct sw_run {
+	int open;		/* -1: not read yet; 0: the egress takes every packet */
+	bool cut;		/* cut-through on (hfi_fabric_set_cut_through()) */
+	bool cell;		/* gathering into the cell on */
+	uint32_t dlid;		/* SW_RUN_NO_DLID: none yet */
+	int slot;
+};
+
 /* Cut-through and gathering into the cell (with the receive side below). */
-static int sdma_one_16b(struct hfi_sw *sw, struct sw_sdma *e, const struct sw_frags *fr,
-			uint64_t *pbc, int *slot);
-static int sdma_cut(struct hfi_sw *sw, struct sw_sdma *e, const struct sw_frags *fr,
-		    uint64_t pbc, int slot);
-static int sdma_cell(struct hfi_sw *sw, struct sw_sdma *e, const struct sw_frags *fr,
-		     uint64_t pbc, int slot);
+static int sdma_one_16b(struct hfi_sw *sw, struct sw_sdma *e, struct sw_run *run,
+			const struct sw_frags *fr, uint64_t *pbc, int *slot);
+static int sdma_cut(struct hfi_sw *sw, struct sw_sdma *e, const struct sw_run *run,
+		    const struct sw_frags *fr, uint64_t pbc, int slot);
+static int sdma_cell(struct hfi_sw *sw, struct sw_sdma *e, const struct sw_run *run,
+		     const struct sw_frags *fr, uint64_t pbc, int slot);
 static void cut_release(struct sw_sdma *e);
 
 static unsigned int
 sdma_run(struct hfi_sw *sw, struct sw_sdma *e)
 {
+	struct sw_run run = { .open = -1, .dlid = SW_RUN_NO_DLID };
 	struct sw_frags fr;
 	unsigned int n = 0;
 
@@ -548,11 +570,11 @@ sdma_run(struct hfi_sw *sw, struct sw_sdma *e)
 
 			if (rc <= 0)
 				break;
-			rc = sdma_one_16b(sw, e, &fr, &pbc, &slot);
+			rc = sdma_one_16b(sw, e, &run, &fr, &pbc, &slot);
 			if (rc > 0) {
-				rc = sdma_cut(sw, e, &fr, pbc, slot);
+				rc = sdma_cut(sw, e, &run, &fr, pbc, slot);
 				if (rc == 0)
-					rc = sdma_cell(sw, e, &fr, pbc, slot);
+					rc = sdma_cell(sw, e, &run, &fr, pbc, slot);
 			}
 			if (rc < 0)
 				break;
@@ -702,13 +724,12 @@ rsm_get_in(const uint8_t *pkt, const struct sw_rsm_get *g)
  * *beyond: a rule looked past avail bytes (the choice is then not made).
  */
 static sw_inline unsigned int
-rsm_select(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, uint32_t avail,
-	   uint64_t rcv_ctrl, bool *beyond)
+rsm_select(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, uint32_t avail, bool *beyond)
 {
 	const struct sw_rsm *rs = &sw->rsm;
 	unsigned int r;
 
-	if (rcv_ctrl & RCV_CTRL_RCV_RSM_ENABLE) {
+	if (sw->rxc.rcv_ctrl & RCV_CTRL_RCV_RSM_ENABLE) {
 		for (r = 0; r < rs->n; r++) {
 			const struct sw_rsm_rule *ru = &rs->rule[r];
 			unsigned int i1, i2;
@@ -733,7 +754,7 @@ rsm_select(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, uint32_t avail,
 			return rs->map[(ru->map_offset + (i1 ^ i2)) & 0xff];
 		}
 	}
-	return (unsigned int)(atomic_load(&sw->rcv_bypass) & RCV_BYPASS_CONTEXT_MASK);
+	return sw->rxc.bypass_ctxt;
 }
 
 /* A field at bit off of width bits (width 0: bytes 0-1, masked to nothing). */
@@ -804,20 +825,68 @@ rsm_csr(struct hfi_sw *sw, const _Atomic uint64_t *p)
 	       (p >= sw->rsm_map && p < sw->rsm_map + SW_RSM_MAP_CSRS);
 }
 
-/* The partition check against the 16 P_Keys the driver wrote to RCV_PARTITION_KEY. */
-static sw_inline bool
-pkey_allowed(struct hfi_sw *sw, uint16_t pkey)
+/* Whether p is one of the CSRs sw->rxc is compiled from (RCV_CTRL and RCV_BYPASS aside). */
+static bool
+rx_cfg_csr(struct hfi_sw *sw, const _Atomic uint64_t *p)
 {
+	return p >= sw->rcv_pkey && p < sw->rcv_pkey + SW_PKEY_CSRS;
+}
+
+/*
+ * Decode RCV_CTRL, RCV_BYPASS and the P_Key table into sw->rxc, as the
+ * receive path applies them. Under the drain lock (or before the port can
+ * receive).
+ */
+static void
+rx_cfg_compile(struct hfi_sw *sw)
+{
+	struct sw_rx_cfg *c = &sw->rxc;
+	uint64_t ctrl = atomic_load_explicit(&sw->rcv_ctrl, memory_order_relaxed);
+	uint64_t bypass = atomic_load_explicit(&sw->rcv_bypass, memory_order_relaxed);
 	unsigned int i;
 
+	c->rcv_ctrl = ctrl;
+	c->bypass_on = (ctrl & (RCV_CTRL_RCV_PORT_ENABLE | RCV_CTRL_RCV_BYPASS_ENABLE)) ==
+		       (RCV_CTRL_RCV_PORT_ENABLE | RCV_CTRL_RCV_BYPASS_ENABLE);
+	c->pkey_on = (ctrl & RCV_CTRL_RCV_PARTITION_KEY_ENABLE) != 0;
+	c->bypass_hdr_len = (uint32_t)((bypass >> RCV_BYPASS_HDR_SIZE_SHIFT) &
+				       RCV_BYPASS_HDR_SIZE_MASK) * 4;
+	/* Split mode keeps the header DWs out of the eager data. */
+	c->bypass_skip = sw->bypass_egr == HFI_BYPASS_EGR_SPLIT ? c->bypass_hdr_len : 0;
+	c->bypass_ctxt = (unsigned int)(bypass & RCV_BYPASS_CONTEXT_MASK);
+	c->npkeys = 0;
 	for (i = 0; i < HFI_PKEY_TABLE_SIZE; i++) {
 		uint64_t csr = atomic_load_explicit(&sw->rcv_pkey[i / RCV_PARTITION_KEY_PER_CSR],
 						    memory_order_relaxed);
 		uint16_t entry = (uint16_t)(csr >> (RCV_PARTITION_KEY_B_SHIFT *
 						    (i % RCV_PARTITION_KEY_PER_CSR)));
 
-		if (hfi_pkey_match(entry, pkey))
+		/* An entry whose base is 0 matches no P_Key (hfi_pkey_match()). */
+		if (entry & 0x7fff)
+			c->pkeys[c->npkeys++] = entry;
+	}
+	c->pkey_hit = 0;
+}
+
+/*
+ * The partition check against the 16 P_Keys the driver wrote to
+ * RCV_PARTITION_KEY (drain lock held). The answer for a P_Key is a
+ * function of the table alone, so the last one that passed is remembered
+ * until the table is written again.
+ */
+static sw_inline bool
+pkey_allowed(struct hfi_sw *sw, uint16_t pkey)
+{
+	struct sw_rx_cfg *c = &sw->rxc;
+	unsigned int i;
+
+	if (c->pkey_hit == (pkey | UINT32_C(0x10000)))
+		return true;
+	for (i = 0; i < c->npkeys; i++) {
+		if (hfi_pkey_match(c->pkeys[i], pkey)) {
+			c->pkey_hit = pkey | UINT32_C(0x10000);
 			return true;
+		}
 	}
 	return false;
 }
@@ -1209,9 +1278,10 @@ struct rx_cut {
  * a cut-through packet (its ICRC is dealt with as it is copied), or NULL.
  */
 static sw_inline enum deliver_rc
-rx_deliver_16b(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, uint64_t rcv_ctrl,
-	       const uint32_t *icrc, const struct rx_cut *cut)
+rx_deliver_16b(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, const uint32_t *icrc,
+	       const struct rx_cut *cut)
 {
+	const struct sw_rx_cfg *rxc = &sw->rxc;
 	struct fab_port *port = sw->port;
 	uint32_t dlid = hfi_16b_dlid(pkt);
 	struct rx_pkt p = { .pkt = pkt, .len = len,
@@ -1221,11 +1291,9 @@ rx_deliver_16b(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, uint64_t rcv
 
 	if (dlid != port->lid && !hfi_lid_is_mcast(dlid))
 		return rx_drop(sw, HFI_DROP_DLID_MISMATCH);
-	if ((rcv_ctrl & (RCV_CTRL_RCV_PORT_ENABLE | RCV_CTRL_RCV_BYPASS_ENABLE)) !=
-	    (RCV_CTRL_RCV_PORT_ENABLE | RCV_CTRL_RCV_BYPASS_ENABLE))
+	if (!rxc->bypass_on)
 		return rx_drop(sw, HFI_DROP_PORT_DISABLED);
-	if ((rcv_ctrl & RCV_CTRL_RCV_PARTITION_KEY_ENABLE) &&
-	    !pkey_allowed(sw, hfi_16b_pkey(pkt)))
+	if (rxc->pkey_on && !pkey_allowed(sw, hfi_16b_pkey(pkt)))
 		return rx_drop(sw, HFI_DROP_PKEY);
 	if (cut != NULL) {
 		p.fr = cut->fr;
@@ -1244,10 +1312,9 @@ rx_deliver_16b(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, uint64_t rcv
 	if (cut == NULL && hfi_16b_len_flits(pkt) * HFI_16B_FLIT != len)
 		p.rhf |= RHF_LEN_ERR;
 	/* RCV_BYPASS.HDR_SIZE DWs go to the entry; split mode keeps them out of the eager data. */
-	p.hdr_len = (uint32_t)((atomic_load_explicit(&sw->rcv_bypass, memory_order_relaxed) >>
-				RCV_BYPASS_HDR_SIZE_SHIFT) & RCV_BYPASS_HDR_SIZE_MASK) * 4;
-	p.skip = sw->bypass_egr == HFI_BYPASS_EGR_SPLIT ? min_u32(p.hdr_len, len) : 0;
-	ctxt = cut != NULL ? cut->ctxt : rsm_select(sw, pkt, len, len, rcv_ctrl, &beyond);
+	p.hdr_len = rxc->bypass_hdr_len;
+	p.skip = min_u32(rxc->bypass_skip, len);
+	ctxt = cut != NULL ? cut->ctxt : rsm_select(sw, pkt, len, len, &beyond);
 	return rx_place(sw, ctxt, &p);
 }
 
@@ -1267,13 +1334,14 @@ qp_map_ctxt(struct hfi_sw *sw, uint32_t qpn)
  * it (the index init_qpmap_table fills); otherwise context 0.
  */
 static unsigned int
-ctxt_9b(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, unsigned int sc, uint64_t rcv_ctrl)
+ctxt_9b(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, unsigned int sc)
 {
 	uint32_t bth = hfi_9b_bth_offset(pkt);
 
 	if (sc == HFI_9B_SC_VL15)
 		return (unsigned int)(atomic_load(&sw->rcv_vl15) & RCV_VL15_CONTEXT_MASK);
-	if (!(rcv_ctrl & RCV_CTRL_RCV_QP_MAP_ENABLE) || bth == 0 || len < bth + HFI_9B_BTH_LEN)
+	if (!(sw->rxc.rcv_ctrl & RCV_CTRL_RCV_QP_MAP_ENABLE) || bth == 0 ||
+	    len < bth + HFI_9B_BTH_LEN)
 		return 0;
 	return qp_map_ctxt(sw, hfi_9b_bth_qpn(pkt + bth));
 }
@@ -1320,9 +1388,9 @@ mad_rx_update(struct hfi_sw *sw)
  * IB, DcInfo = SC[4]).
  */
 static enum deliver_rc
-rx_deliver_9b(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, unsigned int flags,
-	      uint64_t rcv_ctrl)
+rx_deliver_9b(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, unsigned int flags)
 {
+	uint64_t rcv_ctrl = sw->rxc.rcv_ctrl;
 	uint16_t dlid = hfi_9b_dlid(pkt);
 	uint32_t bth = hfi_9b_bth_offset(pkt);
 	unsigned int sc = hfi_9b_sc(pkt) | ((flags & FAB_PKT_SC4) ? 0x10 : 0), ctxt;
@@ -1342,7 +1410,7 @@ rx_deliver_9b(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, unsigned int 
 		p.rhf |= RHF_LEN_ERR;
 	if (sc & 0x10)
 		p.rhf |= RHF_DC_INFO;
-	ctxt = ctxt_9b(sw, pkt, len, sc, rcv_ctrl);
+	ctxt = ctxt_9b(sw, pkt, len, sc);
 	if (ctxt < sw->nctxt)
 		p.hdr_len = min_u32((uint32_t)(atomic_load_explicit(
 				&sw->ctxt[ctxt].csr[RCV_HDR_SIZE / 8], memory_order_relaxed) &
@@ -1365,12 +1433,12 @@ rx_acc_flush(struct hfi_sw *sw)
 
 /*
  * Deliver one packet from the fabric (or cut through: cut, see
- * rx_deliver_16b()) with RCV_CTRL as read for it. Called with the drain
- * lock held.
+ * rx_deliver_16b()) under the port's receive CSRs as compiled (sw->rxc).
+ * Called with the drain lock held.
  */
 static sw_inline enum deliver_rc
 rx_deliver(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, unsigned int flags,
-	   const uint32_t *icrc, uint64_t rcv_ctrl, const struct rx_cut *cut)
+	   const uint32_t *icrc, const struct rx_cut *cut)
 {
 	sw->rx_flags = flags;
 	if (atomic_load_explicit(&sw->port->link, memory_order_relaxed) != HFI_LINK_UP)
@@ -1379,8 +1447,8 @@ rx_deliver(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, unsigned int fla
 	if (!fab_may_receive(sw->fab, sw->slot, cut == NULL && on_vl15(pkt, len, flags)))
 		return rx_drop(sw, HFI_DROP_DEST_NOT_ACTIVE);
 	if (flags & FAB_PKT_9B)
-		return rx_deliver_9b(sw, pkt, len, flags, rcv_ctrl);
-	return rx_deliver_16b(sw, pkt, len, rcv_ctrl, icrc, cut);
+		return rx_deliver_9b(sw, pkt, len, flags);
+	return rx_deliver_16b(sw, pkt, len, icrc, cut);
 }
 
 static unsigned int
@@ -1396,9 +1464,7 @@ rx_drain(struct hfi_sw *sw)
 	while (n < SW_DRAIN_BUDGET &&
 	       (c = fab_data_peek(sw->fab, sw->slot, &pos, &data)) != NULL) {
 		if (rx_deliver(sw, data, c->len, c->flags,
-			       (c->flags & FAB_PKT_ICRC) ? &c->icrc : NULL,
-			       atomic_load_explicit(&sw->rcv_ctrl, memory_order_relaxed),
-			       NULL) == BLOCKED)
+			       (c->flags & FAB_PKT_ICRC) ? &c->icrc : NULL, NULL) == BLOCKED)
 			break;
 		fab_data_pop(sw->fab, sw->slot, c, pos);
 		n++;
@@ -1457,53 +1523,79 @@ cut_take(struct hfi_sw *sw, struct sw_sdma *e, int slot)
 	return rx;
 }
 
+/* Read what a run holds for all its packets (struct sw_run). */
+static void
+sdma_run_open(struct hfi_sw *sw, struct sw_run *run)
+{
+	struct hfi_fabric *fab = sw->fab;
+
+	run->cut = atomic_load_explicit(&fab->cut_through, memory_order_relaxed);
+	run->cell = atomic_load_explicit(&fab->cell_gather, memory_order_relaxed);
+	/* What the egress (sw_tx_send()) would drop or treat apart, for any packet. */
+	run->open = (run->cut || run->cell) &&
+		    atomic_load_explicit(&sw->port->link, memory_order_relaxed) == HFI_LINK_UP &&
+		    fab_may_send(sw->port, false) &&
+		    atomic_load_explicit(&sw->fault_drop, memory_order_relaxed) == 0 &&
+		    !atomic_load_explicit(&fab->capturing, memory_order_relaxed);
+}
+
+/*
+ * Whether a unicast dlid leads to exactly one port that fab_push_data_acc()
+ * would not refuse at the door; if so it becomes the run's DLID.
+ */
+static bool
+sdma_run_route(struct hfi_sw *sw, struct sw_sdma *e, struct sw_run *run, uint32_t dlid)
+{
+	struct hfi_fabric *fab = sw->fab;
+	uint64_t targets = fab_route_ucast(fab, sw->slot, dlid, &e->route);
+	struct fab_port *dst;
+	int slot;
+
+	if (targets == 0 || (targets & (targets - 1)) != 0)
+		return false;
+	slot = __builtin_ctzll(targets);
+	dst = fab_port(fab, slot);
+	if (atomic_load_explicit(&fab->hdr->lids[slot], memory_order_acquire) == 0 ||
+	    atomic_load_explicit(&dst->link, memory_order_relaxed) != HFI_LINK_UP ||
+	    dst->role == HFI_ROLE_MGMT)
+		return false;
+	run->dlid = dlid;
+	run->slot = slot;
+	return true;
+}
+
 /*
  * Whether a packet may take one of the paths for a 16B packet to one port
  * (cut-through, gathering into the cell): its PBC and LRH in the first
  * fragment, nothing the egress (sw_tx_send()) would drop or treat apart
- * (link, logical state, an injected drop, VL15, capture on, multicast),
- * and a route to exactly one port that fab_push_data_acc() would not
- * refuse at the door. 1: yes, its PBC in *pbc and that port's slot in
- * *slot; 0: left to the staging path before anything is done or counted;
- * -1: the engine halted on the PBC or LEN.
+ * (the run's checks, VL15, multicast), and a route to exactly one port
+ * that fab_push_data_acc() would not refuse at the door. 1: yes, its PBC
+ * in *pbc and that port's slot in *slot; 0: left to the staging path
+ * before anything is done or counted; -1: the engine halted on the PBC or
+ * LEN.
  */
-static int
-sdma_one_16b(struct hfi_sw *sw, struct sw_sdma *e, const struct sw_frags *fr, uint64_t *pbc,
-	     int *slot)
+static sw_inline int
+sdma_one_16b(struct hfi_sw *sw, struct sw_sdma *e, struct sw_run *run,
+	     const struct sw_frags *fr, uint64_t *pbc, int *slot)
 {
 	const uint8_t *f0 = fr->f[0].va, *pkt = f0 + PBC_SIZE;
-	struct hfi_fabric *fab = sw->fab;
-	struct fab_port *dst;
-	uint64_t targets;
 	uint32_t dlid;
 
-	if ((!atomic_load_explicit(&fab->cut_through, memory_order_relaxed) &&
-	     !atomic_load_explicit(&fab->cell_gather, memory_order_relaxed)) ||
-	    fr->f[0].len < PBC_SIZE + HFI_16B_LRH_LEN)
-		return 0;	/* both off, or the header split across fragments */
+	if (run->open < 0)
+		sdma_run_open(sw, run);
+	if (!run->open || fr->f[0].len < PBC_SIZE + HFI_16B_LRH_LEN)
+		return 0;	/* closed, or the header split across fragments */
 	memcpy(pbc, f0, sizeof(*pbc));
 	if (!(*pbc & PBC_PACKET_BYPASS))
 		return 0;
 	if (sdma_check(e, f0, fr->total) != 0)
 		return -1;
 	dlid = hfi_16b_dlid(pkt);
-	/* What the egress (sw_tx_send()) would drop or treat apart. */
-	if (atomic_load_explicit(&sw->port->link, memory_order_relaxed) != HFI_LINK_UP ||
-	    hfi_16b_sc(pkt) == HFI_9B_SC_VL15 || !fab_may_send(sw->port, false) ||
-	    atomic_load_explicit(&sw->fault_drop, memory_order_relaxed) != 0 ||
-	    atomic_load_explicit(&fab->capturing, memory_order_relaxed) ||
-	    hfi_lid_is_mcast(dlid))
+	if (hfi_16b_sc(pkt) == HFI_9B_SC_VL15 || hfi_lid_is_mcast(dlid))
 		return 0;
-	targets = fab_route_ucast(fab, sw->slot, dlid, &e->route);
-	if (targets == 0 || (targets & (targets - 1)) != 0)
+	if (dlid != run->dlid && !sdma_run_route(sw, e, run, dlid))
 		return 0;
-	/* What fab_push_data_acc() would drop at the door. */
-	*slot = __builtin_ctzll(targets);
-	dst = fab_port(fab, *slot);
-	if (atomic_load_explicit(&fab->hdr->lids[*slot], memory_order_acquire) == 0 ||
-	    atomic_load_explicit(&dst->link, memory_order_relaxed) != HFI_LINK_UP ||
-	    dst->role == HFI_ROLE_MGMT)
-		return 0;
+	*slot = run->slot;
 	return 1;
 }
 
@@ -1519,17 +1611,17 @@ sdma_one_16b(struct hfi_sw *sw, struct sw_sdma *e, const struct sw_frags *fr, ui
  * 1: sent (delivered or dropped), 0: not taken.
  */
 static int
-sdma_cut(struct hfi_sw *sw, struct sw_sdma *e, const struct sw_frags *fr, uint64_t pbc,
-	 int slot)
+sdma_cut(struct hfi_sw *sw, struct sw_sdma *e, const struct sw_run *run,
+	 const struct sw_frags *fr, uint64_t pbc, int slot)
 {
 	const uint8_t *pkt = (const uint8_t *)fr->f[0].va + PBC_SIZE;
 	uint32_t len = fr->total - PBC_SIZE, avail;
-	uint64_t rcv_ctrl, ctrl;
+	uint64_t ctrl;
 	struct rx_cut cut = { .fr = fr };
 	struct hfi_sw *rx;
 	bool beyond = false;
 
-	if (!atomic_load_explicit(&sw->fab->cut_through, memory_order_relaxed))
+	if (!run->cut)
 		return 0;
 	rx = cut_take(sw, e, slot);
 	if (rx == NULL)
@@ -1540,7 +1632,6 @@ sdma_cut(struct hfi_sw *sw, struct sw_sdma *e, const struct sw_frags *fr, uint64
 	 * don't-drop context may have to hold the packet back in the ring.
 	 * Its CTXT_CTRL cannot change while the drain lock is held.
 	 */
-	rcv_ctrl = atomic_load_explicit(&rx->rcv_ctrl, memory_order_relaxed);
 	/*
 	 * The egress writes the ICRC slot (inserted, or corrupted) before the
 	 * receiver's RSM reads it; here the slot still holds the sender's
@@ -1550,7 +1641,7 @@ sdma_cut(struct hfi_sw *sw, struct sw_sdma *e, const struct sw_frags *fr, uint64
 	if ((pbc & (PBC_INSERT_BYPASS_ICRC | PBC_TEST_BAD_ICRC)) ||
 	    atomic_load_explicit(&sw->fault_icrc, memory_order_relaxed) != 0)
 		avail = min_u32(avail, (uint32_t)hfi_icrc_offset(len));
-	cut.ctxt = rsm_select(rx, pkt, len, avail, rcv_ctrl, &beyond);
+	cut.ctxt = rsm_select(rx, pkt, len, avail, &beyond);
 	ctrl = cut.ctxt < rx->nctxt ? atomic_load_explicit(
 			&rx->ctxt[cut.ctxt].csr[RCV_CTXT_CTRL / 8], memory_order_relaxed) : 0;
 	if (beyond || (ctrl & (RCV_CTXT_CTRL_DONT_DROP_EGR_FULL |
@@ -1564,7 +1655,7 @@ sdma_cut(struct hfi_sw *sw, struct sw_sdma *e, const struct sw_frags *fr, uint64
 	e->tx_acc.pkts++;
 	e->tx_acc.bytes += len;
 	/* The receiver's drain, as for a packet it took from its ring. */
-	rx_deliver(rx, pkt, len, 0, NULL, rcv_ctrl, &cut);
+	rx_deliver(rx, pkt, len, 0, NULL, &cut);
 	return 1;
 }
 
@@ -1584,15 +1675,15 @@ sdma_cut(struct hfi_sw *sw, struct sw_sdma *e, const struct sw_frags *fr, uint64
  * (the staging path holds the packet back; nothing done or counted).
  */
 static int
-sdma_cell(struct hfi_sw *sw, struct sw_sdma *e, const struct sw_frags *fr, uint64_t pbc,
-	  int slot)
+sdma_cell(struct hfi_sw *sw, struct sw_sdma *e, const struct sw_run *run,
+	  const struct sw_frags *fr, uint64_t pbc, int slot)
 {
 	bool insert = (pbc & PBC_INSERT_BYPASS_ICRC) != 0;
 	uint32_t len = fr->total - PBC_SIZE, icrc = 0;
 	struct fab_cell *c;
 	uint8_t *data;
 
-	if (!atomic_load_explicit(&sw->fab->cell_gather, memory_order_relaxed))
+	if (!run->cell)
 		return 0;
 	/* As the staging path does: the receiver's run counts first. */
 	cut_release(e);
@@ -1868,12 +1959,18 @@ global_write(struct hfi_sw *sw, uint32_t off, uint64_t val)
 		/* RxRbufInit clears itself once the receive buffers are initialised. */
 		if (val & RCV_CTRL_RX_RBUF_INIT)
 			atomic_fetch_or(&sw->rcv_status, RCV_STATUS_RX_RBUF_INIT_DONE);
+		spin_lock(&sw->port->drain_lock);
 		atomic_store(&sw->rcv_ctrl, val & ~RCV_CTRL_RX_RBUF_INIT);
+		rx_cfg_compile(sw);
+		unlock(&sw->port->drain_lock);
 		fab_port_rcv_enable(sw->fab, sw->slot, (val & RCV_CTRL_RCV_PORT_ENABLE) != 0);
 		mad_rx_update(sw);
 		break;
 	case RCV_BYPASS:
+		spin_lock(&sw->port->drain_lock);
 		atomic_store(&sw->rcv_bypass, val);
+		rx_cfg_compile(sw);
+		unlock(&sw->port->drain_lock);
 		break;
 	case CCE_ERR_MASK:
 	case RCV_ERR_MASK:
@@ -1970,11 +2067,14 @@ sw_csr_write(struct hfi_dev *dev, uint32_t off, uint64_t val)
 		global_write(sw, off, val);
 		break;
 	case CSR_STORE:
-		if (rsm_csr(sw, r.p)) {
-			/* The receive path reads the rules under the drain lock. */
+		if (rsm_csr(sw, r.p) || rx_cfg_csr(sw, r.p)) {
+			/* The receive path reads them compiled, under the drain lock. */
 			spin_lock(&sw->port->drain_lock);
 			atomic_store(r.p, val);
-			rsm_compile(sw);
+			if (rsm_csr(sw, r.p))
+				rsm_compile(sw);
+			else
+				rx_cfg_compile(sw);
 			unlock(&sw->port->drain_lock);
 			break;
 		}
@@ -2211,6 +2311,7 @@ hfi_sw_open(struct hfi_dev *dev, const struct hfi_dev_params *p)
 		return hfi_set_error(-ENOMEM, "%s: out of memory", dev->name);
 	sw->dev = dev;
 	sw->bypass_egr = p->bypass_egr;
+	rx_cfg_compile(sw);	/* the CSRs' reset values, before the port can receive */
 	sw->hdrq_hdr_dw = p->hdrq_hdr_dw;
 	if (p->role == HFI_ROLE_HOST) {
 		sw->nsdma = p->num_sdma ? p->num_sdma : HFI_CHIP_SDMA_ENGINES;

@@ -160,6 +160,25 @@ struct sw_rsm {
 	uint8_t map[HFI_RSM_MAP_ENTRIES];
 };
 
+/*
+ * The port's receive CSRs as the receive path applies them (hfi_sw.c,
+ * rx_cfg_compile()): RCV_CTRL, RCV_BYPASS and RCV_PARTITION_KEY decoded.
+ * Like sw->rsm, rebuilt under the port's drain lock by every write to one
+ * of them and read under it: a packet sees the CSRs of before or after a
+ * write, none decoded per packet.
+ */
+struct sw_rx_cfg {
+	uint64_t rcv_ctrl;
+	bool bypass_on;			/* RcvPortEnable and RcvBypassEnable */
+	bool pkey_on;			/* RcvPartitionKeyEnable */
+	uint32_t bypass_hdr_len;	/* RCV_BYPASS.HDR_SIZE, in bytes */
+	uint32_t bypass_skip;		/* of those, kept out of the eager data */
+	unsigned int bypass_ctxt;	/* RCV_BYPASS.CONTEXT */
+	unsigned int npkeys;
+	uint16_t pkeys[HFI_PKEY_TABLE_SIZE];	/* the entries that can match one */
+	uint32_t pkey_hit;		/* the last P_Key that passed, | 1 << 16; 0: none */
+};
+
 /* CSR blocks, for the CsrRead/WriteBadAddr error bits. */
 enum sw_unit {
 	UNIT_CCE,
@@ -189,6 +208,7 @@ struct hfi_sw {
 	_Atomic uint64_t rsm_match[HFI_RSM_RULES];
 	_Atomic uint64_t rsm_map[SW_RSM_MAP_CSRS];
 	struct sw_rsm rsm;			/* the above compiled (drain lock) */
+	struct sw_rx_cfg rxc;			/* RCV_CTRL, RCV_BYPASS, the P_Keys compiled */
 	_Atomic uint64_t rcv_vl15;		/* context of SC15 packets */
 	_Atomic uint64_t qp_map[SW_QP_MAP_CSRS];	/* context of other 9B packets */
 	_Atomic uint64_t err_status[SW_UNITS];	/* CCE/RCV/SEND_ERR_STATUS */
