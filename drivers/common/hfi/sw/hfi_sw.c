@@ -87,6 +87,7 @@ sdma_halt(struct sw_sdma *e, uint64_t err)
 	/* Halted again: it needs a new clean-up before it may run. */
 	atomic_fetch_and(&e->status, ~SEND_DMA_STATUS_ENG_CLEANED_UP);
 	atomic_fetch_or(&e->status, SEND_DMA_STATUS_ENG_HALTED);
+	e->wb_due = false;	/* the head written back now is the later one */
 	sdma_write_back(e);
 }
 
@@ -315,15 +316,34 @@ sdma_check(struct sw_sdma *e, const uint8_t *pkt, uint32_t total)
 	return 0;
 }
 
-static void
+/*
+ * A packet done: its descriptors consumed. The head it leaves is published
+ * (SEND_DMA_HEAD, and written back when the packet asked: HeadToHost) when
+ * the run ends, sdma_publish(): the value of the last such packet, later
+ * by at most a run, never ahead of the packets that asked for it.
+ */
+static sw_inline void
 sdma_complete(struct sw_sdma *e)
 {
 	e->hidx = (e->hidx + e->pend_ndesc) & (e->cnt - 1);
 	e->consumed += e->pend_ndesc;
 	e->pending = false;
+	if (e->pend_h2h) {
+		e->wb_due = true;
+		e->wb_hidx = e->hidx;
+	}
+}
+
+/* A run's completions made visible to software (sdma_complete()). */
+static void
+sdma_publish(struct sw_sdma *e)
+{
 	atomic_store_explicit(&e->head, e->hidx, memory_order_release);
-	if (e->pend_h2h)
-		sdma_write_back(e);
+	if (e->wb_due) {
+		e->wb_due = false;
+		if (e->head_wb != NULL)
+			__atomic_store_n(e->head_wb, (uint64_t)e->wb_hidx, __ATOMIC_RELEASE);
+	}
 }
 
 /* Count one packet that leaves through this port and is dropped here. */
@@ -595,6 +615,8 @@ sdma_run(struct hfi_sw *sw, struct sw_sdma *e)
 		n++;
 	}
 	cut_release(e);
+	if (n != 0)
+		sdma_publish(e);
 	fab_tx_acc_flush(sw->port, &e->tx_acc);
 	if (e->cell_gathered != 0) {
 		atomic_fetch_add_explicit(&sw->fab->cell_gathered, e->cell_gathered,
@@ -929,15 +951,12 @@ static sw_inline enum deliver_rc
 egr_place(struct hfi_sw *sw, struct sw_ctxt *cx, uint64_t ctrl, uint32_t len,
 	  struct egr_place *pl)
 {
-	uint64_t code = (ctrl >> RCV_CTXT_CTRL_EGR_BUF_SIZE_SHIFT) &
-			RCV_CTXT_CTRL_EGR_BUF_SIZE_MASK;
-	uint32_t size_blk, head;
+	uint32_t size_blk = cx->egr_size_blk, head;
 	uint64_t entry, iova;
 
 	/* No entry can match a context size code the RcvArray cannot hold. */
-	if (code < RCV_ARRAY_RT_BUF_SIZE_MIN || code > RCV_ARRAY_RT_BUF_SIZE_MAX)
+	if (size_blk == 0)
 		return ctxt_fail(sw, cx, RCV_CTXT_STATUS_SW_EGR_ENTRY_ERR, HFI_DROP_BAD_EGR_ENTRY);
-	size_blk = (uint32_t)(HFI_EGR_BUF_MIN << (code - 1)) / HFI_RCV_BUF_BLOCK;
 	pl->blocks = (len + HFI_RCV_BUF_BLOCK - 1) / HFI_RCV_BUF_BLOCK;
 	if (pl->blocks > size_blk)
 		return rx_drop(sw, HFI_DROP_EAGER_SMALL);
@@ -956,7 +975,7 @@ egr_place(struct hfi_sw *sw, struct sw_ctxt *cx, uint64_t ctrl, uint32_t len,
 	if (pl->idx >= cx->egr_cnt || cx->egr_base + pl->idx >= HFI_SW_RCVARRAY_CNT)
 		return ctxt_fail(sw, cx, RCV_CTXT_STATUS_SW_EGR_ENTRY_ERR, HFI_DROP_BAD_EGR_ENTRY);
 	entry = __atomic_load_n(&sw->rcvarray[cx->egr_base + pl->idx], __ATOMIC_ACQUIRE);
-	if (!egr_entry_iova(entry, code, &iova))
+	if (!egr_entry_iova(entry, cx->egr_code, &iova))
 		return ctxt_fail(sw, cx, RCV_CTXT_STATUS_SW_EGR_ENTRY_ERR, HFI_DROP_BAD_EGR_ENTRY);
 	pl->buf = dma_va_win(sw, &cx->egr_win, iova + (uint64_t)pl->blk * HFI_RCV_BUF_BLOCK, len);
 	if (pl->buf == NULL)
@@ -1122,7 +1141,18 @@ rx_copy_frags(const struct rx_pkt *p, uint8_t *egr, uint8_t *ent, uint32_t hdr_n
 	uint8_t b[sizeof(icrc)];
 	unsigned int k;
 
-	if (p->skip == 0 && egr != NULL) {
+	if (p->skip == 0 && egr != NULL && fr->n == 1 && slot >= SW_CRC32_BLOCK) {
+		/*
+		 * The most common case (a PMD's frame in one descriptor): the header
+		 * bytes, then the whole packet into the eager buffer, folded up to
+		 * the ICRC slot as it is copied, the slot and tail after it.
+		 */
+		const uint8_t *src = (const uint8_t *)fr->f[0].va + PBC_SIZE;
+
+		copy_bytes(ent, src, hdr_n);
+		crc = hfi_crc32_copy(crc, egr, src, slot);
+		copy_short(egr + slot, src + slot, p->len - slot);
+	} else if (p->skip == 0 && egr != NULL) {
 		/*
 		 * The common case: the whole packet into the eager buffer in one
 		 * walk, the header bytes straight from the first fragment when
@@ -1182,7 +1212,7 @@ static sw_inline enum deliver_rc
 rx_place(struct hfi_sw *sw, unsigned int ctxt, const struct rx_pkt *p)
 {
 	struct fab_port *port = sw->port;
-	uint32_t next, hd_head, ent_dw, hdr_n, len = p->len;
+	uint32_t next, hd_head, hdr_n, len = p->len;
 	uint64_t err = p->rhf & RHF_ERROR_MASK, rhf, ctrl;
 	struct egr_place pl = { 0 };
 	enum deliver_rc rc;
@@ -1220,9 +1250,8 @@ rx_place(struct hfi_sw *sw, unsigned int ctxt, const struct rx_pkt *p)
 	if (ent == NULL)
 		return ctxt_fail(sw, cx, RCV_CTXT_STATUS_SW_DMA_ERR, HFI_DROP_DMA_ERROR);
 
-	ent_dw = cx->entsize / 4;
 	hdr_n = min_u32(p->hdr_len, len);
-	if (sw->hdrq_hdr_dw + p->hdr_len / 4 + 2 > ent_dw) {
+	if ((int32_t)(p->hdr_len / 4) > cx->hdr_room_dw) {
 		err |= RHF_K_HDR_LEN_ERR;	/* the header does not fit: none is written */
 		hdr_n = 0;
 	}
@@ -1242,9 +1271,10 @@ rx_place(struct hfi_sw *sw, unsigned int ctxt, const struct rx_pkt *p)
 	      ((uint64_t)pl.blk << RHF_EGR_OFFSET_SHIFT) |
 	      ((uint64_t)sw->hdrq_hdr_dw << RHF_HDRQ_OFFSET_SHIFT) | err;
 	/* The RHF last: its sequence number hands the entry to software. */
-	__atomic_store_n(ent + cx->entsize / 8 - 1, rhf, __ATOMIC_RELEASE);
+	__atomic_store_n(ent + cx->rhf_qw, rhf, __ATOMIC_RELEASE);
 	cx->tail = next;
-	atomic_store_explicit(&cx->hdr_tail, (uint64_t)next * ent_dw, memory_order_release);
+	atomic_store_explicit(&cx->hdr_tail, (uint64_t)next << cx->entsize_dw_log2,
+			      memory_order_release);
 	cx->seq = cx->seq == RHF_MAX_SEQ ? 1 : cx->seq + 1;
 	if (pl.buf != NULL) {
 		cx->egr_idx = pl.idx;
@@ -1726,6 +1756,9 @@ ctxt_enable(struct hfi_sw *sw, struct sw_ctxt *cx)
 	cx->cnt = cnt;
 	cx->entsize = ent;
 	cx->entsize_dw_log2 = (uint32_t)__builtin_ctz(ent / 4);
+	cx->rhf_qw = ent / 8 - 1;
+	/* The header DWs an entry holds after its offset, before the RHF's 2 DWs (< 0: none). */
+	cx->hdr_room_dw = (int32_t)(ent / 4) - (int32_t)sw->hdrq_hdr_dw - 2;
 	cx->tail = 0;
 	cx->seq = 1;
 	cx->egr_base = (uint32_t)(egr & RCV_EGR_CTRL_EGR_BASE_INDEX_MASK) << RCV_EGR_UNIT_SHIFT;
@@ -1735,6 +1768,18 @@ ctxt_enable(struct hfi_sw *sw, struct sw_ctxt *cx)
 	cx->egr_used = 0;
 	atomic_store(&cx->hdr_tail, 0);
 	return 0;
+}
+
+/* The eager buffer size CTXT_CTRL gives, as egr_place() applies it (drain lock). */
+static void
+ctxt_egr_compile(struct sw_ctxt *cx, uint64_t ctrl)
+{
+	uint64_t code = (ctrl >> RCV_CTXT_CTRL_EGR_BUF_SIZE_SHIFT) &
+			RCV_CTXT_CTRL_EGR_BUF_SIZE_MASK;
+
+	cx->egr_code = code;
+	cx->egr_size_blk = code < RCV_ARRAY_RT_BUF_SIZE_MIN || code > RCV_ARRAY_RT_BUF_SIZE_MAX ?
+			   0 : (uint32_t)(HFI_EGR_BUF_MIN << (code - 1)) / HFI_RCV_BUF_BLOCK;
 }
 
 /*
@@ -1750,6 +1795,7 @@ ctxt_write_ctrl(struct hfi_sw *sw, struct sw_ctxt *cx, uint64_t val)
 
 	spin_lock(&sw->port->drain_lock);
 	old = atomic_exchange(&cx->csr[RCV_CTXT_CTRL / 8], val);
+	ctxt_egr_compile(cx, val);
 	if ((val & RCV_CTXT_CTRL_ENABLE) && !(old & RCV_CTXT_CTRL_ENABLE)) {
 		status = ctxt_enable(sw, cx);
 		atomic_store(&cx->status, status);

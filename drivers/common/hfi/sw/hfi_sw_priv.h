@@ -87,6 +87,8 @@ struct sw_sdma {
 	const struct hfi_sdma_desc *ring;
 	uint64_t *head_wb;
 	struct hfi_dma_window win;		/* of the last fragment */
+	bool wb_due;				/* a HeadToHost packet done this run */
+	uint32_t wb_hidx;			/* the head after it (sdma_publish()) */
 	/* the packet being sent */
 	bool pending;
 	bool pend_h2h;
@@ -119,10 +121,14 @@ struct sw_ctxt {
 	uint32_t cnt;
 	uint32_t entsize;			/* bytes */
 	uint32_t entsize_dw_log2;		/* log2 of entsize in DWs (2, 16 or 32 DWs) */
+	uint32_t rhf_qw;			/* the RHF's QW in an entry: its last */
+	int32_t hdr_room_dw;			/* header DWs an entry takes (rx_place()) */
 	uint32_t tail;
 	uint8_t seq;
 	uint32_t egr_base;
 	uint32_t egr_cnt;
+	uint64_t egr_code;			/* CTXT_CTRL's eager buffer size code */
+	uint32_t egr_size_blk;			/* that size in 64-byte blocks; 0: no size */
 	uint32_t egr_idx;			/* the eager buffer being filled */
 	uint32_t egr_used;			/* its bytes taken, in 64-byte blocks */
 	struct hfi_dma_window hdrq_win;		/* set up when enabled */
