@@ -932,6 +932,23 @@ egr_entry_iova(uint64_t entry, uint64_t code, uint64_t *iova)
 	return true;
 }
 
+/*
+ * Whether the chip can use entry, RcvArray entry idx of the context's
+ * eager buffers; if so it is remembered as the last good one.
+ */
+static bool
+egr_entry_ok(struct sw_ctxt *cx, uint32_t idx, uint64_t entry)
+{
+	uint64_t iova;
+
+	if (!egr_entry_iova(entry, cx->egr_code, &iova))
+		return false;
+	cx->egr_ok_idx = idx;
+	cx->egr_ok_entry = entry;
+	cx->egr_ok_iova = iova;
+	return true;
+}
+
 /* Where a packet's eager bytes go: buffer idx, 64-byte block blk of it. */
 struct egr_place {
 	uint32_t idx;
@@ -954,6 +971,7 @@ egr_place(struct hfi_sw *sw, struct sw_ctxt *cx, uint64_t ctrl, uint32_t len,
 	uint32_t size_blk = cx->egr_size_blk, head;
 	uint64_t entry, iova;
 
+
 	/* No entry can match a context size code the RcvArray cannot hold. */
 	if (size_blk == 0)
 		return ctxt_fail(sw, cx, RCV_CTXT_STATUS_SW_EGR_ENTRY_ERR, HFI_DROP_BAD_EGR_ENTRY);
@@ -972,11 +990,25 @@ egr_place(struct hfi_sw *sw, struct sw_ctxt *cx, uint64_t ctrl, uint32_t len,
 			return (ctrl & RCV_CTXT_CTRL_DONT_DROP_EGR_FULL) ? BLOCKED :
 			       rx_drop(sw, HFI_DROP_EAGER_FULL);
 	}
-	if (pl->idx >= cx->egr_cnt || cx->egr_base + pl->idx >= HFI_SW_RCVARRAY_CNT)
-		return ctxt_fail(sw, cx, RCV_CTXT_STATUS_SW_EGR_ENTRY_ERR, HFI_DROP_BAD_EGR_ENTRY);
-	entry = __atomic_load_n(&sw->rcvarray[cx->egr_base + pl->idx], __ATOMIC_ACQUIRE);
-	if (!egr_entry_iova(entry, cx->egr_code, &iova))
-		return ctxt_fail(sw, cx, RCV_CTXT_STATUS_SW_EGR_ENTRY_ERR, HFI_DROP_BAD_EGR_ENTRY);
+	/*
+	 * The buffer's RcvArray entry is read for every packet; the last one
+	 * found good (index and value) is not checked again.
+	 */
+	if (pl->idx == cx->egr_ok_idx) {
+		entry = __atomic_load_n(&sw->rcvarray[cx->egr_base + pl->idx], __ATOMIC_ACQUIRE);
+		if (entry != cx->egr_ok_entry && !egr_entry_ok(cx, pl->idx, entry))
+			return ctxt_fail(sw, cx, RCV_CTXT_STATUS_SW_EGR_ENTRY_ERR,
+					 HFI_DROP_BAD_EGR_ENTRY);
+	} else {
+		if (pl->idx >= cx->egr_cnt || cx->egr_base + pl->idx >= HFI_SW_RCVARRAY_CNT)
+			return ctxt_fail(sw, cx, RCV_CTXT_STATUS_SW_EGR_ENTRY_ERR,
+					 HFI_DROP_BAD_EGR_ENTRY);
+		entry = __atomic_load_n(&sw->rcvarray[cx->egr_base + pl->idx], __ATOMIC_ACQUIRE);
+		if (!egr_entry_ok(cx, pl->idx, entry))
+			return ctxt_fail(sw, cx, RCV_CTXT_STATUS_SW_EGR_ENTRY_ERR,
+					 HFI_DROP_BAD_EGR_ENTRY);
+	}
+	iova = cx->egr_ok_iova;
 	pl->buf = dma_va_win(sw, &cx->egr_win, iova + (uint64_t)pl->blk * HFI_RCV_BUF_BLOCK, len);
 	if (pl->buf == NULL)
 		return ctxt_fail(sw, cx, RCV_CTXT_STATUS_SW_DMA_ERR, HFI_DROP_DMA_ERROR);
@@ -1766,6 +1798,7 @@ ctxt_enable(struct hfi_sw *sw, struct sw_ctxt *cx)
 				 RCV_EGR_CTRL_EGR_CNT_MASK) << RCV_EGR_UNIT_SHIFT;
 	cx->egr_idx = 0;
 	cx->egr_used = 0;
+	cx->egr_ok_idx = UINT32_MAX;
 	atomic_store(&cx->hdr_tail, 0);
 	return 0;
 }
@@ -1778,6 +1811,7 @@ ctxt_egr_compile(struct sw_ctxt *cx, uint64_t ctrl)
 			RCV_CTXT_CTRL_EGR_BUF_SIZE_MASK;
 
 	cx->egr_code = code;
+	cx->egr_ok_idx = UINT32_MAX;	/* no entry checked against this size */
 	cx->egr_size_blk = code < RCV_ARRAY_RT_BUF_SIZE_MIN || code > RCV_ARRAY_RT_BUF_SIZE_MAX ?
 			   0 : (uint32_t)(HFI_EGR_BUF_MIN << (code - 1)) / HFI_RCV_BUF_BLOCK;
 }

@@ -129,6 +129,9 @@ struct sw_ctxt {
 	uint32_t egr_cnt;
 	uint64_t egr_code;			/* CTXT_CTRL's eager buffer size code */
 	uint32_t egr_size_blk;			/* that size in 64-byte blocks; 0: no size */
+	uint32_t egr_ok_idx;			/* the last RcvArray entry found good: */
+	uint64_t egr_ok_entry;			/* its index (UINT32_MAX: none), value */
+	uint64_t egr_ok_iova;			/* and buffer (egr_place()) */
 	uint32_t egr_idx;			/* the eager buffer being filled */
 	uint32_t egr_used;			/* its bytes taken, in 64-byte blocks */
 	struct hfi_dma_window hdrq_win;		/* set up when enabled */
