@@ -337,23 +337,29 @@ rx_prefetch_rest(const uint8_t *const *data, const struct opa_vnic_rx_meta *meta
  * P_Key that matches the vport's, the vport forwarding, every frame to be
  * copied (not longer than copy_max), and an mbuf for each in q->mc. These
  * hold for every packet of the batch, so they are checked once; any other
- * batch takes the general loop, which checks them per packet.
+ * batch takes the general loop, which checks them per packet. *longer:
+ * whether a packet of the batch has eager data past its first two lines
+ * (rx_prefetch_rest() has work).
  */
 static inline bool
 rx_batch_local(struct opa_vnic_rxq *q, const struct opa_vnic_snap *s,
-	       const struct opa_vnic_rx_meta *meta, unsigned int n)
+	       const struct opa_vnic_rx_meta *meta, unsigned int n, bool *longer)
 {
 	struct opa_vnic_vport *owner;
-	uint32_t copy_max = q->copy_max, bad = 0;
+	uint32_t copy_max = q->copy_max, bad = 0, len_max = 0;
 	uint16_t pkey = meta[0].pkey, vesw_id = meta[0].vesw_id;
 	unsigned int i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		bad |= meta[i].verdict | (uint32_t)(meta[i].pkey ^ pkey) |
 		       (uint32_t)(meta[i].vesw_id ^ vesw_id) |
 		       (uint32_t)(meta[i].frame_len > copy_max);
+		len_max |= meta[i].len;
+	}
 	if (bad != 0)
 		return false;
+	/* Their OR bounds the longest from above: never short of it. */
+	*longer = len_max > 2 * RTE_CACHE_LINE_SIZE;
 	owner = __atomic_load_n(&q->vp->hfi->vesw_owner[vesw_id], __ATOMIC_ACQUIRE);
 	if (owner != q->vp || !s->forwarding || q->stale || !hfi_pkey_match(s->pkey, pkey))
 		return false;
@@ -375,8 +381,9 @@ rx_batch_local(struct opa_vnic_rxq *q, const struct opa_vnic_snap *s,
 static inline uint16_t
 rx_batch_copy(struct opa_vnic_rxq *q, const struct opa_vnic_snap *s, struct opa_vnic_egr *e,
 	      const struct hfi_rcv_pkt *rp, const uint8_t *const *data,
-	      const struct opa_vnic_rx_meta *meta, unsigned int n, struct rte_mbuf **out,
-	      struct rte_mbuf **drop, unsigned int *ndrop, struct opa_vnic_burst_acc *acc)
+	      const struct opa_vnic_rx_meta *meta, unsigned int n, bool longer,
+	      struct rte_mbuf **out, struct rte_mbuf **drop, unsigned int *ndrop,
+	      struct opa_vnic_burst_acc *acc)
 {
 	struct opa_vnic_rxq_stats *st = &q->stats;
 	struct rte_mbuf **mc = &q->mc[q->mc_n - n];
@@ -395,7 +402,8 @@ rx_batch_copy(struct opa_vnic_rxq *q, const struct opa_vnic_snap *s, struct opa_
 		uint32_t len = meta[i].frame_len;
 		struct rte_mbuf *m = mc[i];
 
-		rx_prefetch_rest(data, meta, i + 1, n, UINT32_MAX);	/* all copied */
+		if (longer)
+			rx_prefetch_rest(data, meta, i + 1, n, UINT32_MAX);	/* all copied */
 		opa_vnic_egr_advance(e, rp[i].egr_idx);
 		rxq_mbuf_set(m, rearm, ol_flags);
 		rx_copy(rte_pktmbuf_mtod(m, void *), frame, len);
@@ -440,6 +448,7 @@ rx_drain_ctxt(struct opa_vnic_rxq *q, const struct opa_vnic_snap *snap, struct o
 	/* A local: the byte stores into tail[] could alias e->skip. */
 	const uint32_t skip = e->skip;
 	unsigned int n, i, ndrop = 0, n_done = 0;
+	bool longer = false;
 	uint16_t nb = 0;
 
 	n = hfi_rcv_poll(e->rcv, rp, RTE_MIN(max, (uint16_t)OPA_VNIC_BURST));
@@ -482,8 +491,8 @@ rx_drain_ctxt(struct opa_vnic_rxq *q, const struct opa_vnic_snap *snap, struct o
 		}
 	}
 	opa_vnic_simd_get(q->simd)->rx_parse(rhf, hdr, tail, n, meta);
-	if (out != NULL && rx_batch_local(q, snap, meta, n)) {
-		nb = rx_batch_copy(q, snap, e, rp, data, meta, n, out, drop, &ndrop, &acc);
+	if (out != NULL && rx_batch_local(q, snap, meta, n, &longer)) {
+		nb = rx_batch_copy(q, snap, e, rp, data, meta, n, longer, out, drop, &ndrop, &acc);
 		n_done = n;
 	}
 	for (i = n_done; i < n; i++) {
