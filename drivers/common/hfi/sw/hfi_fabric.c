@@ -1722,7 +1722,7 @@ fab_mad_to_ring(struct hfi_fabric *fab, int slot, const struct hfi_capture_mad *
 	uint64_t pos;
 
 	if (atomic_load(&dst->link) != HFI_LINK_UP ||
-	    !fab_may_receive(fab, slot, a->dest_qpn == HFI_QP0) ||
+	    !fab_may_receive(fab, slot, dst, a->dest_qpn == HFI_QP0) ||
 	    (a->dest_qpn == HFI_QP1 && a->qkey != HFI_GSI_QKEY)) {
 		fab_count(dst, FAB_CTR(mad_drops), 1);
 		return;

@@ -287,12 +287,11 @@ fab_may_send(struct fab_port *p, bool vl15)
 
 bool fab_may_receive_slow(struct hfi_fabric *fab, int slot, bool vl15);
 
-/* Inline for what every data packet meets: an Active port. */
+/* Inline for what every data packet meets: an Active port (p: the port in slot). */
 static inline bool
-fab_may_receive(struct hfi_fabric *fab, int slot, bool vl15)
+fab_may_receive(struct hfi_fabric *fab, int slot, const struct fab_port *p, bool vl15)
 {
-	if (!vl15 && atomic_load_explicit(&fab_port(fab, slot)->lstate, memory_order_relaxed) ==
-		     HFI_LSTATE_ACTIVE)
+	if (!vl15 && atomic_load_explicit(&p->lstate, memory_order_relaxed) == HFI_LSTATE_ACTIVE)
 		return true;
 	return fab_may_receive_slow(fab, slot, vl15);
 }

@@ -1506,7 +1506,8 @@ rx_deliver(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, unsigned int fla
 	if (atomic_load_explicit(&sw->port->link, memory_order_relaxed) != HFI_LINK_UP)
 		return rx_drop(sw, HFI_DROP_DEST_LINK_DOWN);
 	/* A cut-through packet is never on VL15 (sdma_one_16b() leaves those to the egress). */
-	if (!fab_may_receive(sw->fab, sw->slot, cut == NULL && on_vl15(pkt, len, flags)))
+	if (!fab_may_receive(sw->fab, sw->slot, sw->port,
+			     cut == NULL && on_vl15(pkt, len, flags)))
 		return rx_drop(sw, HFI_DROP_DEST_NOT_ACTIVE);
 	if (flags & FAB_PKT_9B)
 		return rx_deliver_9b(sw, pkt, len, flags);

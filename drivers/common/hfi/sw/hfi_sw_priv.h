@@ -306,7 +306,8 @@ dma_va_win(struct hfi_sw *sw, struct hfi_dma_window *w, uint64_t iova, size_t le
 {
 	uint64_t off = iova - w->iova;
 
-	if (off < w->len && len != 0 && len <= w->len - off &&
+	/* 0 < len <= w->len and off + len <= w->len (off < w->len follows). */
+	if (len - 1 < w->len && off <= w->len - len &&
 	    atomic_load_explicit(w->gen_p, memory_order_acquire) == w->gen)
 		return (void *)(w->va + (uintptr_t)off);
 	return sw_dma_va_slow(sw, w, iova, len);
