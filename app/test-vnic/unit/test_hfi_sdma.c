@@ -681,6 +681,40 @@ spoil_unregistered_later(struct env *env, struct hfi_sdma *e, uint32_t seq)
 	post_copy(env, e, seq, buf);
 }
 
+/*
+ * HeadToHost: the head the engine writes back is the one after the last
+ * packet that asked for it, even when later ones of the same run are done
+ * (SEND_DMA_HEAD has them); the packet that did not ask is returned with
+ * the next one that does.
+ */
+static void
+test_head_write_back(void **state)
+{
+	struct env *env = *state;
+	struct hfi_sdma *e;
+	uint32_t i;
+
+	memset(env->returned, 0, sizeof(env->returned));
+	memset(env->sent, 0, sizeof(env->sent));
+	assert_int_equal(hfi_sdma_setup(env->a, 13, 64, &e), 0);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(post_split(env, e, i, 2), 0);
+	/* The third packet's last descriptor does not ask for the write-back. */
+	e->ring[(e->tail - 1) & 63].qw[1] &= ~SDMA_DESC1_HEAD_TO_HOST_FLAG;
+	hfi_sdma_doorbell(e);
+	assert_int_equal(hfi_csr_read(env->a, SEND_DMA_CSR(13, SEND_DMA_HEAD)), 6);
+	assert_int_equal(*e->head_wb, 4);
+	assert_int_equal(reap_all(env, e), 2);
+	assert_int_equal(post_split(env, e, 3, 2), 0);
+	hfi_sdma_doorbell(e);
+	assert_int_equal(*e->head_wb, 8);
+	assert_int_equal(reap_all(env, e), 2);
+	assert_false(hfi_sdma_halted(e));
+	for (i = 0; i < 4; i++)
+		assert_int_equal(env->sent[i], 1);
+	hfi_sdma_release(e, NULL, NULL);
+}
+
 static void
 test_halt_malformed(void **state)
 {
@@ -1003,6 +1037,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_halt_on_start, setup_inline, teardown),
 		cmocka_unit_test_setup_teardown(test_halt_injected, setup_inline, teardown),
 		cmocka_unit_test_setup_teardown(test_halt_malformed, setup_inline, teardown),
+		cmocka_unit_test_setup_teardown(test_head_write_back, setup_inline, teardown),
 		cmocka_unit_test_setup_teardown(test_release_in_flight, setup_inline, teardown),
 		cmocka_unit_test_setup_teardown(test_halt_thread_accounting, setup_thread,
 						teardown),
