@@ -943,7 +943,7 @@ tx_burst(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_mbuf 
 	unsigned int pkt_room = q->slot_mask - hfi_sdma_user_in_flight(&q->user);
 	uint32_t slot_seq = q->slot_seq, slot_mask = q->slot_mask;
 	struct hfi_sdma_wr w;
-	uint64_t at = 0;
+	uint64_t at = 0, plain_bytes = 0;
 
 	/*
 	 * A vport that does not forward drops every frame: checked once per
@@ -994,11 +994,15 @@ tx_burst(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_mbuf 
 				hfi_sdma_wr_pkt1(&w, rte_pktmbuf_iova(m) - OPA_VNIC_HDR_ROOM,
 						 OPA_VNIC_HDR_ROOM + len + dk.pad +
 						 OPA_VNIC_ICRC_TAIL_LEN, m, &q->user);
-				/* tx_count_sent() of a frame of 60 bytes or more, in place. */
-				opa_vnic_acc_kernel(&acc, len);
+				/*
+				 * tx_count_sent() of a frame of 60 bytes or more, in
+				 * place: its kernel and DPDK bytes are len (added to
+				 * both after the loop), the packets counted there.
+				 */
+				acc.size[opa_vnic_size_bucket(len)]++;
 				acc.mcast += f[0] & 1;
 				acc.vlan += vlan;
-				acc.bytes += len;
+				plain_bytes += len;
 				dst[k++] = f - OPA_VNIC_HDR_ROOM;
 				descs++;
 				continue;
@@ -1039,6 +1043,8 @@ tx_burst(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_mbuf 
 	acc.kpackets = k;
 	acc.classed = k;
 	acc.packets = k;
+	acc.kbytes += plain_bytes;
+	acc.bytes += plain_bytes;
 	opa_vnic_acc_flush(&acc, &st->vnic_packets, &st->vnic_bytes, st->grp, &st->packets,
 			   &st->bytes);
 	/* Counted before the engine can finish them, so in flight never goes below 0. */
