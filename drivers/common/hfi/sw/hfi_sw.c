@@ -533,6 +533,9 @@ sdma_send(struct hfi_sw *sw, struct sw_sdma *e)
 	sw_tx_send(sw, pbc, &e->tx);
 }
 
+/* No 16B DLID: they are 24 bits. */
+#define SW_RUN_NO_DLID	UINT32_MAX
+
 /*
  * What one engine run reads once for the packets it may send along the
  * direct paths (sdma_one_16b()): which paths are on, whether anything the
@@ -543,9 +546,6 @@ sdma_send(struct hfi_sw *sw, struct sw_sdma *e)
  * packets already in the engine when it is made go either way, as on any
  * pipelined egress.
  */
-/* No 16B DLID: they are 24 bits. */
-#define SW_RUN_NO_DLID	UINT32_MAX
-
 struct sw_run {
 	int open;		/* -1: not read yet; 0: the egress takes every packet */
 	bool cut;		/* cut-through on (hfi_fabric_set_cut_through()) */
@@ -970,7 +970,6 @@ egr_place(struct hfi_sw *sw, struct sw_ctxt *cx, uint64_t ctrl, uint32_t len,
 {
 	uint32_t size_blk = cx->egr_size_blk, head;
 	uint64_t entry, iova;
-
 
 	/* No entry can match a context size code the RcvArray cannot hold. */
 	if (size_blk == 0)
@@ -1694,8 +1693,7 @@ sdma_cut(struct hfi_sw *sw, struct sw_sdma *e, const struct sw_run *run,
 	 * counted: RSM may need bytes past the first fragment, and a
 	 * don't-drop context may have to hold the packet back in the ring.
 	 * Its CTXT_CTRL cannot change while the drain lock is held.
-	 */
-	/*
+	 *
 	 * The egress writes the ICRC slot (inserted, or corrupted) before the
 	 * receiver's RSM reads it; here the slot still holds the sender's
 	 * bytes, so a rule that reads from it on sends the packet the old way.

@@ -129,9 +129,10 @@ struct sw_ctxt {
 	uint32_t egr_cnt;
 	uint64_t egr_code;			/* CTXT_CTRL's eager buffer size code */
 	uint32_t egr_size_blk;			/* that size in 64-byte blocks; 0: no size */
-	uint32_t egr_ok_idx;			/* the last RcvArray entry found good: */
-	uint64_t egr_ok_entry;			/* its index (UINT32_MAX: none), value */
-	uint64_t egr_ok_iova;			/* and buffer (egr_place()) */
+	/* the RcvArray entry last found good (egr_place()) */
+	uint32_t egr_ok_idx;			/* its index; UINT32_MAX: none */
+	uint64_t egr_ok_entry;			/* its value */
+	uint64_t egr_ok_iova;			/* its buffer */
 	uint32_t egr_idx;			/* the eager buffer being filled */
 	uint32_t egr_used;			/* its bytes taken, in 64-byte blocks */
 	struct hfi_dma_window hdrq_win;		/* set up when enabled */
