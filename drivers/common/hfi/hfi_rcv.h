@@ -149,12 +149,13 @@ hfi_rcv_next_rhf(const struct hfi_rcv *r)
 }
 
 /*
- * Read up to max new entries (those whose RHF sequence number is the one
- * expected). The packets stay in their eager buffers until the caller
- * gives those back with hfi_rcv_update_heads().
+ * hfi_rcv_poll() for a caller that reads none of hdr, errors and egr_skip
+ * (the context's egr_skip is the bypass packets') when with_hdr is false,
+ * a constant where it is inlined: those are then left unset, the rest is
+ * the same.
  */
-static inline unsigned int
-hfi_rcv_poll(struct hfi_rcv *r, struct hfi_rcv_pkt *pkts, unsigned int max)
+static __attribute__((always_inline)) inline unsigned int
+hfi_rcv_poll_x(struct hfi_rcv *r, struct hfi_rcv_pkt *pkts, unsigned int max, const bool with_hdr)
 {
 	/*
 	 * The context's fields in locals: the byte stores into pkts[] may
@@ -175,7 +176,7 @@ hfi_rcv_poll(struct hfi_rcv *r, struct hfi_rcv_pkt *pkts, unsigned int max)
 		const uint64_t *ent = hdrq + (size_t)head * entsize_qw;
 		uint64_t rhf = __atomic_load_n(ent + entsize_qw - 1, __ATOMIC_ACQUIRE);
 		struct hfi_rcv_pkt *p = &pkts[n];
-		uint32_t hdr_dw, hdr_len;
+		uint32_t hdr_dw, hdr_len, skip;
 
 		if (((rhf >> RHF_SEQ_SHIFT) & RHF_SEQ_MASK) != seq) {
 			if (n == 0 && !kicked && r->inline_engine) {
@@ -192,26 +193,30 @@ hfi_rcv_poll(struct hfi_rcv *r, struct hfi_rcv_pkt *pkts, unsigned int max)
 		/* A 9B packet is split after RCV_HDR_SIZE DWs, a bypass one per RCV_BYPASS. */
 		if (p->rcv_type == RHF_RCV_TYPE_IB) {
 			hdr_len = ib_hdr_len;
-			p->egr_skip = (uint16_t)(p->len < hdr_len ? p->len : hdr_len);
+			skip = p->len < hdr_len ? p->len : hdr_len;
 		} else {
 			hdr_len = HFI_BYPASS_HDR_DWS * 4u;
-			p->egr_skip = egr_skip;
+			skip = egr_skip;
 		}
+		if (with_hdr)
+			p->egr_skip = (uint16_t)skip;
 		/*
 		 * No header to trust when the HFI wrote none (KHdrLenErr) or the
 		 * offset would put it over the RHF or beyond the entry.
 		 */
-		p->hdr = !(rhf & RHF_K_HDR_LEN_ERR) &&
-			 hdr_dw + hdr_len / 4 + 2 <= entsize_dw ?
-			 (const uint8_t *)ent + hdr_dw * 4 : NULL;
+		if (with_hdr)
+			p->hdr = !(rhf & RHF_K_HDR_LEN_ERR) &&
+				 hdr_dw + hdr_len / 4 + 2 <= entsize_dw ?
+				 (const uint8_t *)ent + hdr_dw * 4 : NULL;
 		p->egr_idx = (uint16_t)((rhf >> RHF_EGR_INDEX_SHIFT) & RHF_EGR_INDEX_MASK);
 		p->egr_off = (uint32_t)((rhf >> RHF_EGR_OFFSET_SHIFT) & RHF_EGR_OFFSET_MASK) *
 			     HFI_RCV_BUF_BLOCK;
 		p->use_egr = (rhf & RHF_USE_EGR_BFR) != 0;
-		p->errors = rhf & RHF_ERROR_MASK;
+		if (with_hdr)
+			p->errors = rhf & RHF_ERROR_MASK;
 		/* An eager place this context cannot have written: no buffer to trust. */
-		if (p->use_egr && (p->egr_idx >= egr_cnt || p->len <= p->egr_skip ||
-				   p->egr_off + (p->len - p->egr_skip) > egr_size))
+		if (p->use_egr && (p->egr_idx >= egr_cnt || p->len <= skip ||
+				   p->egr_off + (p->len - skip) > egr_size))
 			p->use_egr = false;
 		head = head + 1 == hdrq_cnt ? 0 : head + 1;
 		seq = seq == RHF_MAX_SEQ ? 1 : seq + 1;
@@ -220,6 +225,17 @@ hfi_rcv_poll(struct hfi_rcv *r, struct hfi_rcv_pkt *pkts, unsigned int max)
 	r->head = head;
 	r->seq = seq;
 	return n;
+}
+
+/*
+ * Read up to max new entries (those whose RHF sequence number is the one
+ * expected). The packets stay in their eager buffers until the caller
+ * gives those back with hfi_rcv_update_heads().
+ */
+static inline unsigned int
+hfi_rcv_poll(struct hfi_rcv *r, struct hfi_rcv_pkt *pkts, unsigned int max)
+{
+	return hfi_rcv_poll_x(r, pkts, max, true);
 }
 
 /*

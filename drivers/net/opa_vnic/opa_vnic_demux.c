@@ -451,7 +451,11 @@ rx_drain_ctxt(struct opa_vnic_rxq *q, const struct opa_vnic_snap *snap, struct o
 	bool longer = false;
 	uint16_t nb = 0;
 
-	n = hfi_rcv_poll(e->rcv, rp, RTE_MIN(max, (uint16_t)OPA_VNIC_BURST));
+	/* Only a split header (rx_header()) reads an entry's header; nothing here reads errors. */
+	if (skip != 0)
+		n = hfi_rcv_poll(e->rcv, rp, RTE_MIN(max, (uint16_t)OPA_VNIC_BURST));
+	else
+		n = hfi_rcv_poll_x(e->rcv, rp, RTE_MIN(max, (uint16_t)OPA_VNIC_BURST), false);
 	if (n == 0)
 		return 0;
 	opa_vnic_acc_init(&acc);
