@@ -149,10 +149,10 @@ hfi_rcv_next_rhf(const struct hfi_rcv *r)
 }
 
 /*
- * hfi_rcv_poll() for a caller that reads none of hdr, errors and egr_skip
- * (the context's egr_skip is the bypass packets') when with_hdr is false,
- * a constant where it is inlined: those are then left unset, the rest is
- * the same.
+ * hfi_rcv_poll(), or with with_hdr false (a constant where it is inlined)
+ * for a caller that reads none of hdr, errors and egr_skip: those fields
+ * are then left unset, the others are the same. (A caller of bypass
+ * packets has their skip in the context's egr_skip.)
  */
 static __attribute__((always_inline)) inline unsigned int
 hfi_rcv_poll_x(struct hfi_rcv *r, struct hfi_rcv_pkt *pkts, unsigned int max, const bool with_hdr)
