@@ -346,7 +346,7 @@ rx_batch_local(struct opa_vnic_rxq *q, const struct opa_vnic_snap *s,
 	       const struct opa_vnic_rx_meta *meta, unsigned int n, bool *longer)
 {
 	struct opa_vnic_vport *owner;
-	uint32_t copy_max = q->copy_max, bad = 0, len_max = 0;
+	uint32_t copy_max = q->copy_max, bad = 0, len_or = 0;
 	uint16_t pkey = meta[0].pkey, vesw_id = meta[0].vesw_id;
 	unsigned int i;
 
@@ -354,12 +354,12 @@ rx_batch_local(struct opa_vnic_rxq *q, const struct opa_vnic_snap *s,
 		bad |= meta[i].verdict | (uint32_t)(meta[i].pkey ^ pkey) |
 		       (uint32_t)(meta[i].vesw_id ^ vesw_id) |
 		       (uint32_t)(meta[i].frame_len > copy_max);
-		len_max |= meta[i].len;
+		len_or |= meta[i].len;
 	}
 	if (bad != 0)
 		return false;
 	/* Their OR bounds the longest from above: never short of it. */
-	*longer = len_max > 2 * RTE_CACHE_LINE_SIZE;
+	*longer = len_or > 2 * RTE_CACHE_LINE_SIZE;
 	owner = __atomic_load_n(&q->vp->hfi->vesw_owner[vesw_id], __ATOMIC_ACQUIRE);
 	if (owner != q->vp || !s->forwarding || q->stale || !hfi_pkey_match(s->pkey, pkey))
 		return false;
@@ -451,7 +451,10 @@ rx_drain_ctxt(struct opa_vnic_rxq *q, const struct opa_vnic_snap *snap, struct o
 	bool longer = false;
 	uint16_t nb = 0;
 
-	/* Only a split header (rx_header()) reads an entry's header; nothing here reads errors. */
+	/*
+	 * Only a split header (rx_header()) reads an entry's header; nothing
+	 * here reads errors. Two calls: each inlined with its flag a constant.
+	 */
 	if (skip != 0)
 		n = hfi_rcv_poll(e->rcv, rp, RTE_MIN(max, (uint16_t)OPA_VNIC_BURST));
 	else

@@ -891,6 +891,21 @@ rx_cfg_compile(struct hfi_sw *sw)
 }
 
 /*
+ * Write a CSR the receive path reads compiled (RSM, RCV_CTRL, RCV_BYPASS,
+ * the P_Keys) and compile it, under the drain lock that every delivery
+ * holds: a packet sees the CSRs of before or after the write.
+ */
+static void
+rx_csr_store(struct hfi_sw *sw, _Atomic uint64_t *p, uint64_t val,
+	     void (*compile)(struct hfi_sw *sw))
+{
+	spin_lock(&sw->port->drain_lock);
+	atomic_store(p, val);
+	compile(sw);
+	unlock(&sw->port->drain_lock);
+}
+
+/*
  * The partition check against the 16 P_Keys the driver wrote to
  * RCV_PARTITION_KEY (drain lock held). The answer for a P_Key is a
  * function of the table alone, so the last one that passed is remembered
@@ -970,6 +985,7 @@ egr_place(struct hfi_sw *sw, struct sw_ctxt *cx, uint64_t ctrl, uint32_t len,
 {
 	uint32_t size_blk = cx->egr_size_blk, head;
 	uint64_t entry, iova;
+	bool same;
 
 	/* No entry can match a context size code the RcvArray cannot hold. */
 	if (size_blk == 0)
@@ -991,22 +1007,14 @@ egr_place(struct hfi_sw *sw, struct sw_ctxt *cx, uint64_t ctrl, uint32_t len,
 	}
 	/*
 	 * The buffer's RcvArray entry is read for every packet; the last one
-	 * found good (index and value) is not checked again.
+	 * found good (index, in range, and value) is not checked again.
 	 */
-	if (pl->idx == cx->egr_ok_idx) {
-		entry = __atomic_load_n(&sw->rcvarray[cx->egr_base + pl->idx], __ATOMIC_ACQUIRE);
-		if (entry != cx->egr_ok_entry && !egr_entry_ok(cx, pl->idx, entry))
-			return ctxt_fail(sw, cx, RCV_CTXT_STATUS_SW_EGR_ENTRY_ERR,
-					 HFI_DROP_BAD_EGR_ENTRY);
-	} else {
-		if (pl->idx >= cx->egr_cnt || cx->egr_base + pl->idx >= HFI_SW_RCVARRAY_CNT)
-			return ctxt_fail(sw, cx, RCV_CTXT_STATUS_SW_EGR_ENTRY_ERR,
-					 HFI_DROP_BAD_EGR_ENTRY);
-		entry = __atomic_load_n(&sw->rcvarray[cx->egr_base + pl->idx], __ATOMIC_ACQUIRE);
-		if (!egr_entry_ok(cx, pl->idx, entry))
-			return ctxt_fail(sw, cx, RCV_CTXT_STATUS_SW_EGR_ENTRY_ERR,
-					 HFI_DROP_BAD_EGR_ENTRY);
-	}
+	same = pl->idx == cx->egr_ok_idx;
+	if (!same && (pl->idx >= cx->egr_cnt || cx->egr_base + pl->idx >= HFI_SW_RCVARRAY_CNT))
+		return ctxt_fail(sw, cx, RCV_CTXT_STATUS_SW_EGR_ENTRY_ERR, HFI_DROP_BAD_EGR_ENTRY);
+	entry = __atomic_load_n(&sw->rcvarray[cx->egr_base + pl->idx], __ATOMIC_ACQUIRE);
+	if ((!same || entry != cx->egr_ok_entry) && !egr_entry_ok(cx, pl->idx, entry))
+		return ctxt_fail(sw, cx, RCV_CTXT_STATUS_SW_EGR_ENTRY_ERR, HFI_DROP_BAD_EGR_ENTRY);
 	iova = cx->egr_ok_iova;
 	pl->buf = dma_va_win(sw, &cx->egr_win, iova + (uint64_t)pl->blk * HFI_RCV_BUF_BLOCK, len);
 	if (pl->buf == NULL)
@@ -2038,18 +2046,12 @@ global_write(struct hfi_sw *sw, uint32_t off, uint64_t val)
 		/* RxRbufInit clears itself once the receive buffers are initialised. */
 		if (val & RCV_CTRL_RX_RBUF_INIT)
 			atomic_fetch_or(&sw->rcv_status, RCV_STATUS_RX_RBUF_INIT_DONE);
-		spin_lock(&sw->port->drain_lock);
-		atomic_store(&sw->rcv_ctrl, val & ~RCV_CTRL_RX_RBUF_INIT);
-		rx_cfg_compile(sw);
-		unlock(&sw->port->drain_lock);
+		rx_csr_store(sw, &sw->rcv_ctrl, val & ~RCV_CTRL_RX_RBUF_INIT, rx_cfg_compile);
 		fab_port_rcv_enable(sw->fab, sw->slot, (val & RCV_CTRL_RCV_PORT_ENABLE) != 0);
 		mad_rx_update(sw);
 		break;
 	case RCV_BYPASS:
-		spin_lock(&sw->port->drain_lock);
-		atomic_store(&sw->rcv_bypass, val);
-		rx_cfg_compile(sw);
-		unlock(&sw->port->drain_lock);
+		rx_csr_store(sw, &sw->rcv_bypass, val, rx_cfg_compile);
 		break;
 	case CCE_ERR_MASK:
 	case RCV_ERR_MASK:
@@ -2146,15 +2148,12 @@ sw_csr_write(struct hfi_dev *dev, uint32_t off, uint64_t val)
 		global_write(sw, off, val);
 		break;
 	case CSR_STORE:
-		if (rsm_csr(sw, r.p) || rx_cfg_csr(sw, r.p)) {
-			/* The receive path reads them compiled, under the drain lock. */
-			spin_lock(&sw->port->drain_lock);
-			atomic_store(r.p, val);
-			if (rsm_csr(sw, r.p))
-				rsm_compile(sw);
-			else
-				rx_cfg_compile(sw);
-			unlock(&sw->port->drain_lock);
+		if (rsm_csr(sw, r.p)) {
+			rx_csr_store(sw, r.p, val, rsm_compile);
+			break;
+		}
+		if (rx_cfg_csr(sw, r.p)) {
+			rx_csr_store(sw, r.p, val, rx_cfg_compile);
 			break;
 		}
 		atomic_store(r.p, val);
