@@ -100,26 +100,31 @@ fold_block(__m128i acc, __m128i k, __m128i data)
 	return _mm_xor_si128(_mm_xor_si128(hi, lo), data);
 }
 
-/* Four 128-bit lanes over the first len & ~63 bytes (len >= 64). */
+/*
+ * Four 128-bit lanes over the first len & ~63 bytes (len >= 64), stored at
+ * dst as they are loaded unless dst is NULL.
+ */
 __attribute__((target("pclmul,sse4.1")))
-static __m128i
-crc32_fold4(uint32_t crc, const uint8_t *p, size_t len)
+static inline __attribute__((always_inline)) __m128i
+crc32_fold4(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
 {
 	__m128i k = _mm_load_si128((const __m128i *)fold4);
-	__m128i a0 = load16(p + 0);
-	__m128i a1 = load16(p + 16);
-	__m128i a2 = load16(p + 32);
-	__m128i a3 = load16(p + 48);
+	__m128i a0 = hfi_crc32_take16(p, dst, 0);
+	__m128i a1 = hfi_crc32_take16(p, dst, 16);
+	__m128i a2 = hfi_crc32_take16(p, dst, 32);
+	__m128i a3 = hfi_crc32_take16(p, dst, 48);
 
 	a0 = _mm_xor_si128(a0, _mm_cvtsi32_si128((int)crc));
 	p += 64;
+	dst = hfi_crc32_skip(dst, 64);
 	len -= 64;
 	while (len >= 64) {
-		a0 = fold_block(a0, k, load16(p + 0));
-		a1 = fold_block(a1, k, load16(p + 16));
-		a2 = fold_block(a2, k, load16(p + 32));
-		a3 = fold_block(a3, k, load16(p + 48));
+		a0 = fold_block(a0, k, hfi_crc32_take16(p, dst, 0));
+		a1 = fold_block(a1, k, hfi_crc32_take16(p, dst, 16));
+		a2 = fold_block(a2, k, hfi_crc32_take16(p, dst, 32));
+		a3 = fold_block(a3, k, hfi_crc32_take16(p, dst, 48));
 		p += 64;
+		dst = hfi_crc32_skip(dst, 64);
 		len -= 64;
 	}
 	/* Each lane moved to the last one's place at once: one multiply deep. */
@@ -136,19 +141,22 @@ crc32_fold4(uint32_t crc, const uint8_t *p, size_t len)
  * bytes of the buffer precede p (they were folded into a0). The remaining
  * len bytes are folded in, the last 1-15 of them through a shifted load
  * (the 16 bytes ending at p + len, lined up with a0's shifted bytes), and
- * the 128-bit remainder is reduced to the 32-bit CRC.
+ * the 128-bit remainder is reduced to the 32-bit CRC. With dst (the copy
+ * of the bytes before p ends there), the len bytes are copied too: the
+ * shifted load is stored where it came from, over bytes already copied.
  */
 __attribute__((target("pclmul,sse4.1")))
 static uint32_t
-crc32_finish(__m128i a0, const uint8_t *p, size_t len)
+crc32_finish(__m128i a0, uint8_t *dst, const uint8_t *p, size_t len)
 {
 	const __m128i mask32 = _mm_setr_epi32(-1, 0, -1, 0);
 	__m128i k = _mm_load_si128((const __m128i *)fold1);
 	__m128i t;
 
 	while (len >= 16) {
-		a0 = fold_block(a0, k, load16(p));
+		a0 = fold_block(a0, k, hfi_crc32_take16(p, dst, 0));
 		p += 16;
+		dst = hfi_crc32_skip(dst, 16);
 		len -= 16;
 	}
 	if (len != 0) {
@@ -159,8 +167,8 @@ crc32_finish(__m128i a0, const uint8_t *p, size_t len)
 		 */
 		__m128i shr = load16(shift_tbl + 16 + len);
 		__m128i head = _mm_shuffle_epi8(a0, load16(shift_tbl + len));
-		__m128i rest = _mm_blendv_epi8(_mm_shuffle_epi8(a0, shr), load16(p + len - 16),
-					       shr);
+		__m128i last = hfi_crc32_take16(p + len - 16, dst != NULL ? dst + len - 16 : NULL, 0);
+		__m128i rest = _mm_blendv_epi8(_mm_shuffle_epi8(a0, shr), last, shr);
 
 		a0 = fold_block(head, k, rest);
 	}
@@ -192,12 +200,37 @@ crc32_pclmul(uint32_t crc, const uint8_t *p, size_t len)
 		return crc32_slice8(crc, p, len);
 	if (len >= 64) {
 		n = len & ~(size_t)63;
-		a0 = crc32_fold4(crc, p, n);
+		a0 = crc32_fold4(crc, NULL, p, n);
 	} else {
 		n = 16;
 		a0 = _mm_xor_si128(load16(p), _mm_cvtsi32_si128((int)crc));
 	}
-	return crc32_finish(a0, p + n, len - n);
+	return crc32_finish(a0, NULL, p + n, len - n);
+}
+
+/*
+ * The same while copying to dst: every byte loaded once, stored as it is
+ * folded, no second pass and no call for the copy.
+ */
+__attribute__((target("pclmul,sse4.1")))
+static uint32_t
+crc32_pclmul_copy(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
+{
+	size_t n;
+	__m128i a0;
+
+	if (len < 16) {
+		memcpy(dst, p, len);
+		return crc32_slice8(crc, p, len);
+	}
+	if (len >= 64) {
+		n = len & ~(size_t)63;
+		a0 = crc32_fold4(crc, dst, p, n);
+	} else {
+		n = 16;
+		a0 = _mm_xor_si128(hfi_crc32_take16(p, dst, 0), _mm_cvtsi32_si128((int)crc));
+	}
+	return crc32_finish(a0, dst + n, p + n, len - n);
 }
 
 #if defined(HFI_CRC32_VPCLMUL_AVX2) || defined(HFI_CRC32_VPCLMUL_AVX512)
@@ -211,14 +244,12 @@ crc32_wide(uint32_t crc, const uint8_t *p, size_t len,
 
 	if (len < 64)
 		return crc32_pclmul(crc, p, len);
-	return crc32_finish(fold(crc, p, len), p + n, len - n);
+	return crc32_finish(fold(crc, p, len), NULL, p + n, len - n);
 }
 
 /*
- * The same while copying, for len >= HFI_CRC32_COPY_FOLD_MIN (at least the
- * 64 bytes a wide fold takes): the fold stores what it loads, the last
- * 0-15 bytes are copied, then finished from the copy (the shifted load
- * reads the 16 bytes before the end, all in dst by then).
+ * The same while copying: the wide fold stores what it loads, the finish
+ * the last 0-15 bytes. Below the 64 bytes a wide fold takes, 128-bit lanes.
  */
 __attribute__((target("pclmul,sse4.1")))
 static inline uint32_t
@@ -226,11 +257,10 @@ crc32_wide_copy(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len,
 		__m128i (*fold)(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len))
 {
 	size_t n = len & ~(size_t)15;
-	__m128i x;
 
-	x = fold(crc, dst, p, len);
-	memcpy(dst + n, p + n, len - n);
-	return crc32_finish(x, p + n, len - n);
+	if (len < 64)
+		return crc32_pclmul_copy(crc, dst, p, len);
+	return crc32_finish(fold(crc, dst, p, len), dst + n, p + n, len - n);
 }
 #endif
 
@@ -277,25 +307,17 @@ enum crc32_level {
 
 typedef uint32_t (*crc32_copy_fn)(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len);
 
-/*
- * From this length on, hfi_crc32_copy() folds as it copies; below it the
- * folding copy's tail copy costs more than a second read of the source
- * (`perf`'s icrc_copy row against memcpy + icrc).
- */
-#define HFI_CRC32_COPY_FOLD_MIN	256
-_Static_assert(HFI_CRC32_COPY_FOLD_MIN >= 64, "crc32_wide_copy() folds 64 bytes and more");
-
 struct crc32_impl {
 	const char *name;
 	crc32_fn fn;		/* NULL: not built in */
-	crc32_copy_fn copy;	/* NULL: copy, then fn over the copy */
+	crc32_copy_fn copy;	/* NULL: fn over the source, then a copy */
 	unsigned int bits;	/* SIMD width it uses, for the max-width limit */
 };
 
 static const struct crc32_impl crc32_impls[CRC32_NUM] = {
 	[CRC32_SLICE8] = { "slice-by-8", crc32_slice8, NULL, 64 },
 #if defined(__x86_64__) && defined(HFI_CRC32_PCLMUL)
-	[CRC32_PCLMUL] = { "pclmul", crc32_pclmul, NULL, 128 },
+	[CRC32_PCLMUL] = { "pclmul", crc32_pclmul, crc32_pclmul_copy, 128 },
 #ifdef HFI_CRC32_VPCLMUL_AVX2
 	[CRC32_VPCLMUL_AVX2] = { "vpclmul-avx2", crc32_vpclmul_avx2, crc32_copy_avx2, 256 },
 #endif
@@ -399,12 +421,11 @@ hfi_crc32_copy(uint32_t state, void *dst, const void *src, size_t len)
 {
 	const struct crc32_impl *c = __atomic_load_n(&crc32_cur, __ATOMIC_ACQUIRE);
 
-	if (c->copy != NULL && len >= HFI_CRC32_COPY_FOLD_MIN)
+	if (c->copy != NULL)
 		return c->copy(state, dst, src, len);
 	/*
-	 * The source, not the copy: loads right behind the copy's stores wait
-	 * for them (store forwarding fails across the stores' sizes), and a
-	 * short source is in L1 after the first read anyway.
+	 * The tables read the source, not the copy: loads right behind the
+	 * copy's stores would wait for them.
 	 */
 	state = c->fn(state, src, len);
 	memcpy(dst, src, len);

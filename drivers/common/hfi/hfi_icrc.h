@@ -24,7 +24,7 @@ uint32_t hfi_crc32_update(uint32_t state, const void *buf, size_t len);
 
 /*
  * Copy len bytes from src to dst (not overlapping) and continue the CRC over
- * them, reading each byte once where the CPU folds wide lanes.
+ * them, reading each byte once (from 16 bytes on, where the CPU has PCLMULQDQ).
  */
 uint32_t hfi_crc32_copy(uint32_t state, void *dst, const void *src, size_t len);
 
