@@ -467,6 +467,39 @@ test_egr_dma_error(void **state)
 	free(stray);
 }
 
+/*
+ * The eager buffer being filled leaves DMA memory between two of its
+ * packets: the next packet into it stops the context with a DMA error,
+ * as the first one into it would have (the buffer's place in memory is not
+ * trusted across a change of the memory map); registered again, a restart
+ * recovers.
+ */
+static void
+test_egr_unmapped_while_filled(void **state)
+{
+	struct env *env = *state;
+	struct hfi_rcv *r = open_rx(env, 0, 8, 0);
+	struct harness_rxq *q = &env->p.rx[0];
+	size_t size = (size_t)q->egr_cnt * q->egr_size;
+	struct hfi_port_counters c;
+
+	send_len(env, LEN_64, 1);
+	expect_at(env, 0, 0, 0, 0);
+	assert_int_equal(hfi_dma_unregister(q->egr), 0);
+	memset(q->egr + BLK, 0, BLK);
+	send_len(env, LEN_64, 1);
+	expect_none(env, 0);
+	assert_int_equal(hfi_rcv_status(r), RCV_CTXT_STATUS_SW_DMA_ERR);
+	c = test_counters(env->p.b);
+	assert_int_equal(c.drops[HFI_DROP_DMA_ERROR], 1);
+	/* Nothing was written after the first packet. */
+	assert_int_equal(q->egr[BLK], 0);
+	assert_int_equal(hfi_dma_register(q->egr, size), 0);
+	assert_int_equal(hfi_rcv_restart(r), 0);
+	send_len(env, LEN_64, 1);
+	expect_at(env, 0, 2, 0, 0);
+}
+
 int
 main(void)
 {
@@ -481,6 +514,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_bad_entries, setup, test_pair_teardown),
 		cmocka_unit_test_setup_teardown(test_bad_entry_on_move, setup, test_pair_teardown),
 		cmocka_unit_test_setup_teardown(test_egr_dma_error, setup, test_pair_teardown),
+		cmocka_unit_test_setup_teardown(test_egr_unmapped_while_filled, setup,
+						test_pair_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

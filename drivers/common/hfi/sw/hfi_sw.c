@@ -952,7 +952,7 @@ egr_entry_iova(uint64_t entry, uint64_t code, uint64_t *iova)
  * eager buffers; if so it is remembered as the last good one.
  */
 static bool
-egr_entry_ok(struct sw_ctxt *cx, uint32_t idx, uint64_t entry)
+egr_entry_ok(struct hfi_sw *sw, struct sw_ctxt *cx, uint32_t idx, uint64_t entry)
 {
 	uint64_t iova;
 
@@ -961,6 +961,9 @@ egr_entry_ok(struct sw_ctxt *cx, uint32_t idx, uint64_t entry)
 	cx->egr_ok_idx = idx;
 	cx->egr_ok_entry = entry;
 	cx->egr_ok_iova = iova;
+	/* A buffer not mapped whole (or no window): each packet's bytes are looked up. */
+	cx->egr_ok_va = dma_va_whole(sw, &cx->egr_win, iova,
+				     (size_t)cx->egr_size_blk * HFI_RCV_BUF_BLOCK, &cx->egr_ok_gen);
 	return true;
 }
 
@@ -1013,8 +1016,13 @@ egr_place(struct hfi_sw *sw, struct sw_ctxt *cx, uint64_t ctrl, uint32_t len,
 	if (!same && (pl->idx >= cx->egr_cnt || cx->egr_base + pl->idx >= HFI_SW_RCVARRAY_CNT))
 		return ctxt_fail(sw, cx, RCV_CTXT_STATUS_SW_EGR_ENTRY_ERR, HFI_DROP_BAD_EGR_ENTRY);
 	entry = __atomic_load_n(&sw->rcvarray[cx->egr_base + pl->idx], __ATOMIC_ACQUIRE);
-	if ((!same || entry != cx->egr_ok_entry) && !egr_entry_ok(cx, pl->idx, entry))
+	if ((!same || entry != cx->egr_ok_entry) && !egr_entry_ok(sw, cx, pl->idx, entry))
 		return ctxt_fail(sw, cx, RCV_CTXT_STATUS_SW_EGR_ENTRY_ERR, HFI_DROP_BAD_EGR_ENTRY);
+	/* The packet's blocks lie within the buffer (pl->blk + pl->blocks <= size_blk). */
+	if (dma_whole_ok(&cx->egr_win, cx->egr_ok_va, cx->egr_ok_gen)) {
+		pl->buf = cx->egr_ok_va + (size_t)pl->blk * HFI_RCV_BUF_BLOCK;
+		return DELIVERED;
+	}
 	iova = cx->egr_ok_iova;
 	pl->buf = dma_va_win(sw, &cx->egr_win, iova + (uint64_t)pl->blk * HFI_RCV_BUF_BLOCK, len);
 	if (pl->buf == NULL)
@@ -1246,6 +1254,26 @@ rx_copy_frags(const struct rx_pkt *p, uint8_t *egr, uint8_t *ent, uint32_t hdr_n
 	return icrc != crc ? RHF_ICRC_ERR : 0;
 }
 
+/*
+ * The entry at the tail: an offset into the ring, resolved whole by the
+ * first packet after enable, while the memory map stays the same; after a
+ * change the ring is resolved again, and if it is no longer mapped whole,
+ * the entry alone.
+ */
+static sw_inline uint64_t *
+hdrq_entry(struct hfi_sw *sw, struct sw_ctxt *cx)
+{
+	size_t off = (size_t)cx->tail * cx->entsize;
+
+	if (dma_whole_ok(&cx->hdrq_win, cx->hdrq_va, cx->hdrq_gen))
+		return (void *)(cx->hdrq_va + off);
+	cx->hdrq_va = dma_va_whole(sw, &cx->hdrq_win, cx->hdrq_iova, (size_t)cx->cnt * cx->entsize,
+				   &cx->hdrq_gen);
+	if (cx->hdrq_va != NULL)
+		return (void *)(cx->hdrq_va + off);
+	return dma_va_win(sw, &cx->hdrq_win, cx->hdrq_iova + off, cx->entsize);
+}
+
 /* Write a packet into receive context ctxt. Called with the drain lock held. */
 static sw_inline enum deliver_rc
 rx_place(struct hfi_sw *sw, unsigned int ctxt, const struct rx_pkt *p)
@@ -1284,8 +1312,7 @@ rx_place(struct hfi_sw *sw, unsigned int ctxt, const struct rx_pkt *p)
 	} else {
 		pl.idx = cx->egr_idx;
 	}
-	ent = dma_va_win(sw, &cx->hdrq_win, cx->hdrq_iova + (uint64_t)cx->tail * cx->entsize,
-			 cx->entsize);
+	ent = hdrq_entry(sw, cx);
 	if (ent == NULL)
 		return ctxt_fail(sw, cx, RCV_CTXT_STATUS_SW_DMA_ERR, HFI_DROP_DMA_ERROR);
 
@@ -1791,6 +1818,7 @@ ctxt_enable(struct hfi_sw *sw, struct sw_ctxt *cx)
 	/* The window the entries are then checked against, if the memory hooks give one. */
 	if (dma_va_win(sw, &cx->hdrq_win, hdr_addr, (size_t)cnt * ent) == NULL)
 		return RCV_CTXT_STATUS_SW_DMA_ERR;
+	cx->hdrq_va = NULL;	/* resolved whole by the first packet (hdrq_entry()) */
 	cx->hdrq_iova = hdr_addr;
 	cx->cnt = cnt;
 	cx->entsize = ent;

@@ -133,8 +133,12 @@ struct sw_ctxt {
 	uint32_t egr_ok_idx;			/* its index; UINT32_MAX: none */
 	uint64_t egr_ok_entry;			/* its value */
 	uint64_t egr_ok_iova;			/* its buffer */
+	uint8_t *egr_ok_va;			/* the whole buffer's VA, or NULL */
+	uint32_t egr_ok_gen;			/* the memory map egr_ok_va is of */
 	uint32_t egr_idx;			/* the eager buffer being filled */
 	uint32_t egr_used;			/* its bytes taken, in 64-byte blocks */
+	uint8_t *hdrq_va;			/* the whole ring's VA, or NULL */
+	uint32_t hdrq_gen;			/* the memory map hdrq_va is of */
 	struct hfi_dma_window hdrq_win;		/* set up when enabled */
 	struct hfi_dma_window egr_win;		/* of the last eager buffer */
 };
@@ -297,6 +301,23 @@ dma_va(struct hfi_sw *sw, uint64_t iova, size_t len)
 void *sw_dma_va_slow(struct hfi_sw *sw, struct hfi_dma_window *w, uint64_t iova, size_t len);
 
 /*
+ * dma_va_win() of a range resolved whole, to be reached by offsets while
+ * the memory map stays the one it was resolved in (*gen): NULL when it is
+ * not mapped or no window tells when the map changes. The offsets are
+ * then checked by their own dma_va_win().
+ */
+static inline uint8_t *
+dma_va_whole(struct hfi_sw *sw, struct hfi_dma_window *w, uint64_t iova, size_t len,
+	     uint32_t *gen);
+
+/* Whether a range dma_va_whole() resolved in map gen is still good. */
+static inline bool
+dma_whole_ok(const struct hfi_dma_window *w, const uint8_t *va, uint32_t gen)
+{
+	return va != NULL && atomic_load_explicit(w->gen_p, memory_order_acquire) == gen;
+}
+
+/*
  * dma_va() for an address near the last one resolved through w (each
  * window has the owner of its ring or context as its only user): an
  * inline compare while the memory map has not changed, the full lookup
@@ -312,6 +333,20 @@ dma_va_win(struct hfi_sw *sw, struct hfi_dma_window *w, uint64_t iova, size_t le
 	    atomic_load_explicit(w->gen_p, memory_order_acquire) == w->gen)
 		return (void *)(w->va + (uintptr_t)off);
 	return sw_dma_va_slow(sw, w, iova, len);
+}
+
+static inline uint8_t *
+dma_va_whole(struct hfi_sw *sw, struct hfi_dma_window *w, uint64_t iova, size_t len,
+	     uint32_t *gen)
+{
+	uint8_t *va;
+
+	/* Hooks without windows: no lookup that could only be thrown away. */
+	if (sw->dev->mem.dma_window == NULL)
+		return NULL;
+	va = dma_va_win(sw, w, iova, len);
+	*gen = w->gen;
+	return va != NULL && w->len != 0 ? va : NULL;
 }
 
 static inline uint32_t
