@@ -523,6 +523,47 @@ test_rsm_generic_rule(void **state)
 	assert_int_equal(hfi_rsm_vnic_install(env->p.b, 250, map + 1, 2), -EINVAL);
 }
 
+/*
+ * Matches on fields that do not start on a byte (bits 4..11 and 9..16 of
+ * the vesw id's bytes), under partial masks; a rule whose value has bits
+ * outside its mask never matches, even where the masked bits agree.
+ */
+static void
+test_rsm_unaligned_match(void **state)
+{
+	struct env *env = *state;
+	struct hfi_rsm_rule never, rule;
+	uint8_t five = 5, seven = 7;
+
+	open_rx(env, 5, 64, 64, 32, 0);
+	open_rx(env, 7, 64, 64, 32, 0);
+	open_rx(env, 0, 64, 64, 32, 0);
+	memset(&rule, 0, sizeof(rule));
+	rule.pkt_type = RHF_RCV_TYPE_BYPASS;
+	rule.map_offset = 10;
+	rule.field1_off = 2 * 64 + 16 + 4;	/* vesw bits 4..11 */
+	rule.mask1 = 0x0f;
+	rule.value1 = 0x4;
+	rule.field2_off = 2 * 64 + 16 + 9;	/* vesw bit 9 first */
+	rule.mask2 = 0x01;
+	rule.value2 = 0;
+	never = rule;
+	never.map_offset = 20;
+	never.value1 = 0x14;
+	assert_int_equal(hfi_rsm_map_set(env->p.b, 10, &five, 1), 0);
+	assert_int_equal(hfi_rsm_map_set(env->p.b, 20, &seven, 1), 0);
+	assert_int_equal(hfi_rsm_rule_set(env->p.b, 0, &never), 0);
+	assert_int_equal(hfi_rsm_rule_set(env->p.b, 2, &rule), 0);
+	hfi_rcv_port_ctrl(env->p.b, RCV_CTRL_RCV_RSM_ENABLE, 0);
+	send_n(env, 1, 0x142, 0, 0);	/* bits 4..7: 4, bit 9: 0 */
+	send_n(env, 1, 0xc42, 0, 0);	/* bits 8..11 outside the mask */
+	send_n(env, 1, 0x152, 0, 0);	/* bits 4..7: 5 */
+	send_n(env, 1, 0x342, 0, 0);	/* bit 9: 1 */
+	assert_int_equal(harness_rxq_poll(&env->p.rx[5], 10, NULL, NULL), 2);
+	assert_int_equal(harness_rxq_poll(&env->p.rx[0], 10, NULL, NULL), 2);
+	assert_int_equal(harness_rxq_poll(&env->p.rx[7], 10, NULL, NULL), 0);
+}
+
 static void
 test_rsm_extract(void **state)
 {
@@ -917,6 +958,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_setup_checks, setup, test_pair_teardown),
 		cmocka_unit_test_setup_teardown(test_rsm_vnic_steering, setup, test_pair_teardown),
 		cmocka_unit_test_setup_teardown(test_rsm_generic_rule, setup, test_pair_teardown),
+		cmocka_unit_test_setup_teardown(test_rsm_unaligned_match, setup, test_pair_teardown),
 		cmocka_unit_test(test_rsm_extract),
 		cmocka_unit_test_setup_teardown(test_no_context_and_disabled, setup,
 						test_pair_teardown),

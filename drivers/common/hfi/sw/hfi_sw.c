@@ -729,15 +729,21 @@ rsm_get(const uint8_t *pkt, uint32_t len, uint32_t avail, const struct sw_rsm_ge
 	return (v >> g->shift) & g->mask;
 }
 
+/* The two bytes a field of g lies in, the first the low one: one load. */
+static inline unsigned int
+rsm_bytes(const uint8_t *pkt, const struct sw_rsm_get *g)
+{
+	uint16_t v;
+
+	memcpy(&v, pkt + g->byte, sizeof(v));
+	return le16toh(v);
+}
+
 /* rsm_get() of a field whose two bytes lie within the avail bytes. */
 static inline unsigned int
 rsm_get_in(const uint8_t *pkt, const struct sw_rsm_get *g)
 {
-	uint16_t v;
-
-	/* The two bytes, the first the low one: one load. */
-	memcpy(&v, pkt + g->byte, sizeof(v));
-	return ((unsigned int)le16toh(v) >> g->shift) & g->mask;
+	return (rsm_bytes(pkt, g) >> g->shift) & g->mask;
 }
 
 /*
@@ -758,8 +764,8 @@ rsm_select(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, uint32_t avail, 
 
 			/* Every field within the bytes at hand: read without a test each. */
 			if (avail >= ru->need) {
-				if ((rsm_get_in(pkt, &ru->get[0]) & ru->mask1) != ru->value1 ||
-				    (rsm_get_in(pkt, &ru->get[1]) & ru->mask2) != ru->value2)
+				if ((rsm_bytes(pkt, &ru->get[0]) & ru->raw_mask[0]) != ru->raw_value[0] ||
+				    (rsm_bytes(pkt, &ru->get[1]) & ru->raw_mask[1]) != ru->raw_value[1])
 					continue;
 				i1 = rsm_get_in(pkt, &ru->get[2]);
 				i2 = rsm_get_in(pkt, &ru->get[3]);
@@ -786,6 +792,20 @@ rsm_get_compile(struct sw_rsm_get *g, uint32_t off, unsigned int width)
 	g->byte = width == 0 ? 0 : (uint16_t)(off >> 3);
 	g->shift = width == 0 ? 0 : (uint8_t)(off & 7);
 	g->mask = (uint16_t)((1u << width) - 1);
+}
+
+/*
+ * Match i of a rule (its 8-bit field masked, equal to value) as a test of
+ * the two bytes the field lies in: the field's bits where they are. A
+ * value with bits outside its mask still never matches.
+ */
+static void
+rsm_match_compile(struct sw_rsm_rule *ru, unsigned int i, uint8_t mask, uint8_t value)
+{
+	unsigned int shift = ru->get[i].shift;
+
+	ru->raw_mask[i] = (uint16_t)(mask << shift);
+	ru->raw_value[i] = (uint16_t)(value << shift);
 }
 
 /*
@@ -825,6 +845,8 @@ rsm_compile(struct hfi_sw *sw)
 		ru->mask2 = (uint8_t)(match >> RCV_RSM_MATCH_MASK2_SHIFT);
 		ru->value2 = (uint8_t)(match >> RCV_RSM_MATCH_VALUE2_SHIFT);
 		ru->map_offset = (uint8_t)(cfg >> RCV_RSM_CFG_OFFSET_SHIFT);
+		rsm_match_compile(ru, 0, ru->mask1, ru->value1);
+		rsm_match_compile(ru, 1, ru->mask2, ru->value2);
 		ru->need = 0;
 		for (i = 0; i < sizeof(ru->get) / sizeof(ru->get[0]); i++)
 			if (ru->get[i].byte + 2u > ru->need)

@@ -160,6 +160,9 @@ struct sw_rsm_get {
 
 struct sw_rsm_rule {
 	struct sw_rsm_get get[4];	/* field 1, field 2, index 1, index 2 */
+	/* The two matches as tests of the bytes get[0] and get[1] read. */
+	uint16_t raw_mask[2];
+	uint16_t raw_value[2];
 	uint8_t mask1;
 	uint8_t value1;
 	uint8_t mask2;
