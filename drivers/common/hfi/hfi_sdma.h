@@ -537,7 +537,9 @@ hfi_sdma_reap(struct hfi_sdma *e, void **cookies, unsigned int max)
 {
 	bool shared = hfi_sdma_shared(e);
 	uint64_t c, end, pub, hw, start;
+	const struct hfi_sdma_pkt *pkts;
 	struct hfi_sdma_user *u = NULL;
+	uint32_t mask;
 	unsigned int n, i, spins = 0;
 	uint64_t run = 0;
 	bool one_user;
@@ -566,14 +568,21 @@ hfi_sdma_reap(struct hfi_sdma *e, void **cookies, unsigned int max)
 		__atomic_store_n(&e->seen_head, hw, __ATOMIC_RELAXED);
 		if (hw > pub)
 			hw = pub;
-		/* Cookies and users taken as they are counted: one pass when it is one user. */
-		u = e->pkts[end & e->mask].user;
+		/*
+		 * Cookies and users taken as they are counted: one pass when it
+		 * is one user. The ring in locals (the cookies' stores may alias
+		 * it); a packet is at least one descriptor, so the test of its
+		 * end stops the walk at hw too.
+		 */
+		pkts = e->pkts;
+		mask = e->mask;
+		u = pkts[end & mask].user;
 		one_user = true;
-		for (n = 0; n < max && end < hw; n++) {
-			const struct hfi_sdma_pkt *p = &e->pkts[end & e->mask];
+		for (n = 0; n < max; n++) {
+			const struct hfi_sdma_pkt *p = &pkts[end & mask];
 			uint32_t nd = p->ndesc;
 
-			if (nd == 0 || nd > SDMA_MAX_DESC_PER_PKT || end + nd > hw)
+			if (nd - 1 >= SDMA_MAX_DESC_PER_PKT || end + nd > hw)
 				break;
 			cookies[n] = p->cookie;
 			one_user &= p->user == u;
