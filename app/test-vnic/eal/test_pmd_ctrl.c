@@ -459,6 +459,7 @@ pt_test_em_conformance(void **state)
 	assert_int_equal(e.rx_drop_state, 4);
 	assert_int_equal(e.tx_drop_state, 2);
 	assert_int_equal(pt_xstat(b.id, "rx_vlan_packets"), 1);
+	assert_int_equal(pt_xstat(a.id, "tx_vlan_packets"), 1);
 	assert_int_equal(pt_xstat(b.id, "rx_multicast_packets"), 3);
 
 	/* Traps: the EM hears a's stop and start (3), its new MAC (1) and multicast list (2). */

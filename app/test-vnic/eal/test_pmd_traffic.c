@@ -212,6 +212,9 @@ pt_test_demux(void **state)
 		assert_int_equal(pt_xstat(p, "tx_multicast_packets"), 2 * N_GROUP);
 		assert_int_equal(pt_xstat(p, "rx_size_128_to_255_packets"), N_PER_SRC);
 		assert_int_equal(pt_xstat(p, "rx_vnic_bytes"), N_PER_SRC * (128 + 4));
+		assert_int_equal(pt_xstat(p, "tx_size_128_to_255_packets"), N_PER_SRC);
+		assert_int_equal(pt_xstat(p, "tx_vnic_bytes"), N_PER_SRC * (128 + 4));
+		assert_int_equal(pt_xstat(p, "tx_vlan_packets"), 0);
 		assert_int_equal(pt_xstat(p, "rx_nohandler_dropped"), 0);
 	}
 	/* The colliding vswitches went through each HFI's shared context. */
