@@ -188,39 +188,23 @@ crc32_finish(__m128i a0, uint8_t *dst, const uint8_t *p, size_t len)
 	return (uint32_t)_mm_extract_epi32(a0, 1);
 }
 
-/* Below 16 bytes there is no block to fold: the tables. */
-__attribute__((target("pclmul,sse4.1")))
-static uint32_t
-crc32_pclmul(uint32_t crc, const uint8_t *p, size_t len)
-{
-	size_t n;
-	__m128i a0;
-
-	if (len < 16)
-		return crc32_slice8(crc, p, len);
-	if (len >= 64) {
-		n = len & ~(size_t)63;
-		a0 = crc32_fold4(crc, NULL, p, n);
-	} else {
-		n = 16;
-		a0 = _mm_xor_si128(load16(p), _mm_cvtsi32_si128((int)crc));
-	}
-	return crc32_finish(a0, NULL, p + n, len - n);
-}
-
 /*
- * The same while copying to dst: every byte loaded once, stored as it is
- * folded, no second pass and no call for the copy.
+ * 128-bit lanes, the bytes stored at dst as they are folded when copy:
+ * every byte loaded once, no second pass and no call for the copy. Below
+ * 16 bytes there is no block to fold: the tables.
  */
 __attribute__((target("pclmul,sse4.1")))
-static uint32_t
-crc32_pclmul_copy(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
+static inline __attribute__((always_inline)) uint32_t
+crc32_pclmul_x(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len, const bool copy)
 {
 	size_t n;
 	__m128i a0;
 
+	if (!copy)
+		dst = NULL;
 	if (len < 16) {
-		memcpy(dst, p, len);
+		if (copy)
+			memcpy(dst, p, len);
 		return crc32_slice8(crc, p, len);
 	}
 	if (len >= 64) {
@@ -230,7 +214,21 @@ crc32_pclmul_copy(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
 		n = 16;
 		a0 = _mm_xor_si128(hfi_crc32_take16(p, dst, 0), _mm_cvtsi32_si128((int)crc));
 	}
-	return crc32_finish(a0, dst + n, p + n, len - n);
+	return crc32_finish(a0, copy ? dst + n : NULL, p + n, len - n);
+}
+
+__attribute__((target("pclmul,sse4.1")))
+static uint32_t
+crc32_pclmul(uint32_t crc, const uint8_t *p, size_t len)
+{
+	return crc32_pclmul_x(crc, NULL, p, len, false);
+}
+
+__attribute__((target("pclmul,sse4.1")))
+static uint32_t
+crc32_pclmul_copy(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
+{
+	return crc32_pclmul_x(crc, dst, p, len, true);
 }
 
 #if defined(HFI_CRC32_VPCLMUL_AVX2) || defined(HFI_CRC32_VPCLMUL_AVX512)
