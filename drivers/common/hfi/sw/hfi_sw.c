@@ -70,11 +70,12 @@ sw_dma_va_slow(struct hfi_sw *sw, struct hfi_dma_window *w, uint64_t iova, size_
 
 /* ======================= SDMA engines ======================= */
 
+/* Write head back to the address SEND_DMA_HEAD_ADDR names, if any. */
 static void
-sdma_write_back(struct sw_sdma *e)
+sdma_write_back(struct sw_sdma *e, uint32_t head)
 {
 	if (e->head_wb != NULL)
-		__atomic_store_n(e->head_wb, (uint64_t)e->hidx, __ATOMIC_RELEASE);
+		__atomic_store_n(e->head_wb, (uint64_t)head, __ATOMIC_RELEASE);
 }
 
 static void
@@ -88,7 +89,7 @@ sdma_halt(struct sw_sdma *e, uint64_t err)
 	atomic_fetch_and(&e->status, ~SEND_DMA_STATUS_ENG_CLEANED_UP);
 	atomic_fetch_or(&e->status, SEND_DMA_STATUS_ENG_HALTED);
 	e->wb_due = false;	/* the head written back now is the later one */
-	sdma_write_back(e);
+	sdma_write_back(e, e->hidx);
 }
 
 static void
@@ -341,8 +342,7 @@ sdma_publish(struct sw_sdma *e)
 	atomic_store_explicit(&e->head, e->hidx, memory_order_release);
 	if (e->wb_due) {
 		e->wb_due = false;
-		if (e->head_wb != NULL)
-			__atomic_store_n(e->head_wb, (uint64_t)e->wb_hidx, __ATOMIC_RELEASE);
+		sdma_write_back(e, e->wb_hidx);
 	}
 }
 

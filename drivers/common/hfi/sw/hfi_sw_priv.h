@@ -304,23 +304,6 @@ dma_va(struct hfi_sw *sw, uint64_t iova, size_t len)
 void *sw_dma_va_slow(struct hfi_sw *sw, struct hfi_dma_window *w, uint64_t iova, size_t len);
 
 /*
- * dma_va_win() of a range resolved whole, to be reached by offsets while
- * the memory map stays the one it was resolved in (*gen): NULL when it is
- * not mapped or no window tells when the map changes. The offsets are
- * then checked by their own dma_va_win().
- */
-static inline uint8_t *
-dma_va_whole(struct hfi_sw *sw, struct hfi_dma_window *w, uint64_t iova, size_t len,
-	     uint32_t *gen);
-
-/* Whether a range dma_va_whole() resolved in map gen is still good. */
-static inline bool
-dma_whole_ok(const struct hfi_dma_window *w, const uint8_t *va, uint32_t gen)
-{
-	return va != NULL && atomic_load_explicit(w->gen_p, memory_order_acquire) == gen;
-}
-
-/*
  * dma_va() for an address near the last one resolved through w (each
  * window has the owner of its ring or context as its only user): an
  * inline compare while the memory map has not changed, the full lookup
@@ -338,6 +321,12 @@ dma_va_win(struct hfi_sw *sw, struct hfi_dma_window *w, uint64_t iova, size_t le
 	return sw_dma_va_slow(sw, w, iova, len);
 }
 
+/*
+ * dma_va_win() of a range resolved whole, to be reached by offsets while
+ * the memory map stays the one it was resolved in (*gen): NULL when it is
+ * not mapped or no window tells when the map changes. The offsets are
+ * then checked by their own dma_va_win().
+ */
 static inline uint8_t *
 dma_va_whole(struct hfi_sw *sw, struct hfi_dma_window *w, uint64_t iova, size_t len,
 	     uint32_t *gen)
@@ -350,6 +339,13 @@ dma_va_whole(struct hfi_sw *sw, struct hfi_dma_window *w, uint64_t iova, size_t 
 	va = dma_va_win(sw, w, iova, len);
 	*gen = w->gen;
 	return va != NULL && w->len != 0 ? va : NULL;
+}
+
+/* Whether a range dma_va_whole() resolved in map gen is still good. */
+static inline bool
+dma_whole_ok(const struct hfi_dma_window *w, const uint8_t *va, uint32_t gen)
+{
+	return va != NULL && atomic_load_explicit(w->gen_p, memory_order_acquire) == gen;
 }
 
 static inline uint32_t
