@@ -186,33 +186,42 @@ test_untrusted_rhf(void **state)
 {
 	struct env *env = *state;
 	struct hfi_rcv_pkt pkt = { 0 };
+	struct hfi_rcv_geom g;
 	struct hfi_rcv *r;
 	uint64_t *rhf;
 
 	open_rx(env, 0, 64, 64, 32, 0);
 	r = env->p.rx[0].rcv;
+	g = hfi_rcv_geom(r);
 	send_n(env, 6, 1, 0, 0);
 	hfi_rcv_kick(r);	/* the inline engine writes the entries now */
-	/* An eager index past the context's 64 buffers. */
+	/*
+	 * An eager index past the context's 64 buffers. The RHF alone
+	 * (hfi_rcv_bypass_egr()) says what the poll's record says.
+	 */
 	rhf = (uint64_t *)(uintptr_t)(hfi_rcv_entry(r) + r->entsize_qw - 1);
 	*rhf = (*rhf & ~((uint64_t)RHF_EGR_INDEX_MASK << RHF_EGR_INDEX_SHIFT)) |
 	       ((uint64_t)64 << RHF_EGR_INDEX_SHIFT);
+	assert_false(hfi_rcv_bypass_egr(&g, *rhf));
 	assert_int_equal(hfi_rcv_poll(r, &pkt, 1), 1);
 	assert_false(pkt.use_egr);
 	/* A length longer than an eager buffer. */
 	rhf = (uint64_t *)(uintptr_t)(hfi_rcv_entry(r) + r->entsize_qw - 1);
 	*rhf = (*rhf & ~(uint64_t)RHF_PKT_LEN_MASK) | ((r->egr_size + 4) / 4);
+	assert_false(hfi_rcv_bypass_egr(&g, *rhf));
 	assert_int_equal(hfi_rcv_poll(r, &pkt, 1), 1);
 	assert_false(pkt.use_egr);
 	/* An offset that puts the packet over the buffer's end. */
 	rhf = (uint64_t *)(uintptr_t)(hfi_rcv_entry(r) + r->entsize_qw - 1);
 	*rhf = (*rhf & ~((uint64_t)RHF_EGR_OFFSET_MASK << RHF_EGR_OFFSET_SHIFT)) |
 	       ((uint64_t)(r->egr_size / HFI_RCV_BUF_BLOCK - 1) << RHF_EGR_OFFSET_SHIFT);
+	assert_false(hfi_rcv_bypass_egr(&g, *rhf));
 	assert_int_equal(hfi_rcv_poll(r, &pkt, 1), 1);
 	assert_false(pkt.use_egr);
 	/* A header offset that would put the header over the RHF. */
 	rhf = (uint64_t *)(uintptr_t)(hfi_rcv_entry(r) + r->entsize_qw - 1);
 	*rhf |= (uint64_t)(r->entsize_dw - 2 - HFI_BYPASS_HDR_DWS + 1) << RHF_HDRQ_OFFSET_SHIFT;
+	assert_true(hfi_rcv_bypass_egr(&g, *rhf));
 	assert_int_equal(hfi_rcv_poll(r, &pkt, 1), 1);
 	assert_true(pkt.use_egr);
 	assert_null(pkt.hdr);
@@ -222,11 +231,79 @@ test_untrusted_rhf(void **state)
 	assert_int_equal(hfi_rcv_poll(r, &pkt, 1), 1);
 	assert_null(pkt.hdr);
 	/* The next, untouched, is the sixth 96-byte packet of buffer 0. */
+	assert_true(hfi_rcv_bypass_egr(&g, hfi_rcv_next_rhf(r)));
 	assert_int_equal(hfi_rcv_poll(r, &pkt, 1), 1);
 	assert_true(pkt.use_egr);
 	assert_non_null(pkt.hdr);
 	assert_int_equal(pkt.egr_idx, 0);
 	assert_int_equal(pkt.egr_off, 5 * 128);
+}
+
+/*
+ * The RHFs alone (hfi_rcv_poll_rhf()), then records (hfi_rcv_poll()): one
+ * sequence of entries whichever reads them, and each RHF decoded
+ * (hfi_rcv_decode(), hfi_rhf_*()) into what the record of the same entry
+ * would hold. Then an RHF of each other kind, and one without UseEgrBfr:
+ * no eager place a bypass reader may use.
+ */
+static void
+test_poll_rhf(void **state)
+{
+	struct env *env = *state;
+	struct hfi_rcv_pkt pkt = { 0 }, dec = { 0 };
+	struct hfi_rcv_geom g;
+	struct hfi_rcv *r;
+	uint64_t rhf[8];
+	unsigned int i, type;
+
+	open_rx(env, 0, 64, 64, 32, 0);
+	r = env->p.rx[0].rcv;
+	g = hfi_rcv_geom(r);
+	assert_int_equal(hfi_rcv_poll_rhf(r, rhf, 8), 0);
+	send_n(env, 6, 1, 0, 0);
+	assert_int_equal(hfi_rcv_poll_rhf(r, rhf, 3), 3);
+	for (i = 0; i < 3; i++) {
+		assert_true(hfi_rcv_bypass_egr(&g, rhf[i]));
+		assert_int_equal(hfi_rhf_len(rhf[i]), 88);
+		assert_int_equal(hfi_rhf_egr_idx(rhf[i]), 0);
+		assert_int_equal(hfi_rhf_egr_off(rhf[i]), i * 128);
+		hfi_rcv_decode(r, rhf[i], &dec);
+		assert_true(dec.use_egr);
+		assert_int_equal(dec.rcv_type, RHF_RCV_TYPE_BYPASS);
+		assert_int_equal(dec.len, 88);
+		assert_int_equal(dec.egr_off, i * 128);
+	}
+	for (i = 3; i < 6; i++) {
+		uint64_t next = hfi_rcv_next_rhf(r);
+
+		assert_int_equal(hfi_rcv_poll(r, &pkt, 1), 1);
+		assert_int_equal(pkt.rhf, next);
+		assert_int_equal(pkt.egr_off, i * 128);
+		hfi_rcv_decode(r, next, &dec);
+		assert_int_equal(dec.len, pkt.len);
+		assert_int_equal(dec.egr_idx, pkt.egr_idx);
+		assert_int_equal(dec.egr_off, pkt.egr_off);
+		assert_int_equal(dec.rcv_type, pkt.rcv_type);
+		assert_int_equal(dec.use_egr, pkt.use_egr);
+	}
+	assert_int_equal(hfi_rcv_poll_rhf(r, rhf, 8), 0);
+	for (type = 0; type < 8; type++) {
+		uint64_t v = (rhf[0] & ~(RHF_RCV_TYPE_MASK << RHF_RCV_TYPE_SHIFT)) |
+			     (uint64_t)type << RHF_RCV_TYPE_SHIFT;
+
+		assert_int_equal(hfi_rcv_bypass_egr(&g, v), type == RHF_RCV_TYPE_BYPASS);
+	}
+	assert_false(hfi_rcv_bypass_egr(&g, rhf[0] & ~RHF_USE_EGR_BFR));
+	/* The last 64 bytes of the last buffer: in; a length of 0: not. */
+	rhf[1] = (rhf[0] & ~((uint64_t)RHF_EGR_INDEX_MASK << RHF_EGR_INDEX_SHIFT |
+			     (uint64_t)RHF_EGR_OFFSET_MASK << RHF_EGR_OFFSET_SHIFT |
+			     RHF_PKT_LEN_MASK)) |
+		 (uint64_t)(r->egr_cnt - 1) << RHF_EGR_INDEX_SHIFT |
+		 (uint64_t)(r->egr_size / HFI_RCV_BUF_BLOCK - 1) << RHF_EGR_OFFSET_SHIFT |
+		 HFI_RCV_BUF_BLOCK / 4;
+	assert_true(hfi_rcv_bypass_egr(&g, rhf[1]));
+	assert_false(hfi_rcv_bypass_egr(&g, rhf[1] + 1));
+	assert_false(hfi_rcv_bypass_egr(&g, rhf[1] & ~RHF_PKT_LEN_MASK));
 }
 
 /*
@@ -951,6 +1028,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_rhf_sequence_wrap, setup, test_pair_teardown),
 		cmocka_unit_test_setup_teardown(test_entsize_2, setup, test_pair_teardown),
 		cmocka_unit_test_setup_teardown(test_untrusted_rhf, setup, test_pair_teardown),
+		cmocka_unit_test_setup_teardown(test_poll_rhf, setup, test_pair_teardown),
 		cmocka_unit_test_setup_teardown(test_eager_full, setup, test_pair_teardown),
 		cmocka_unit_test_setup_teardown(test_hdrq_full, setup, test_pair_teardown),
 		cmocka_unit_test_setup_teardown(test_dont_drop, setup, test_pair_teardown),

@@ -40,6 +40,7 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "hfi_dev.h"
@@ -148,37 +149,143 @@ hfi_rcv_next_rhf(const struct hfi_rcv *r)
 	return __atomic_load_n(hfi_rcv_entry(r) + r->entsize_qw - 1, __ATOMIC_ACQUIRE);
 }
 
+/* An RHF's fields (hfi1's rhf_* accessors). */
+static inline uint32_t
+hfi_rhf_len(uint64_t rhf)
+{
+	return (uint32_t)(rhf & RHF_PKT_LEN_MASK) * 4;
+}
+
+static inline uint32_t
+hfi_rhf_egr_idx(uint64_t rhf)
+{
+	return (uint32_t)((rhf >> RHF_EGR_INDEX_SHIFT) & RHF_EGR_INDEX_MASK);
+}
+
+static inline uint32_t
+hfi_rhf_egr_off(uint64_t rhf)
+{
+	return (uint32_t)((rhf >> RHF_EGR_OFFSET_SHIFT) & RHF_EGR_OFFSET_MASK) * HFI_RCV_BUF_BLOCK;
+}
+
 /*
- * hfi_rcv_poll(), or with with_hdr false (a constant where it is inlined)
- * for a caller that reads none of hdr, errors and egr_skip: those fields
- * are then left unset, the others are the same. (A caller of bypass
- * packets has their skip in the context's egr_skip.)
+ * What decoding an RHF needs of its context, copied out of it: a caller's
+ * stores into its packet records cannot alias these (they would otherwise
+ * be reloaded for every entry).
+ */
+struct hfi_rcv_geom {
+	uint32_t entsize_dw;
+	uint32_t egr_cnt;
+	uint32_t egr_size;
+	uint16_t ib_hdr_len;		/* a 9B packet's bytes in the header queue */
+	uint16_t egr_skip;		/* a bypass packet's */
+};
+
+static inline struct hfi_rcv_geom
+hfi_rcv_geom(const struct hfi_rcv *r)
+{
+	return (struct hfi_rcv_geom){
+		.entsize_dw = r->entsize_dw,
+		.egr_cnt = r->egr_cnt,
+		.egr_size = r->egr_size,
+		.ib_hdr_len = (uint16_t)(r->hdr_dws * 4u),
+		.egr_skip = (uint16_t)r->egr_skip,
+	};
+}
+
+/* Whether the eager place of a packet (skip bytes not in it) is one the context can have written. */
+static inline bool
+hfi_rcv_egr_fits(const struct hfi_rcv_geom *g, uint32_t idx, uint32_t off, uint32_t len,
+		 uint32_t skip)
+{
+	return idx < g->egr_cnt && len > skip && off + (len - skip) <= g->egr_size;
+}
+
+/*
+ * A bypass packet with its data in an eager place the context can have
+ * written: what hfi_rcv_poll() reports as rcv_type RHF_RCV_TYPE_BYPASS with
+ * use_egr, from the RHF alone.
+ */
+static inline bool
+hfi_rcv_bypass_egr(const struct hfi_rcv_geom *g, uint64_t rhf)
+{
+	const uint64_t kind = RHF_RCV_TYPE_MASK << RHF_RCV_TYPE_SHIFT | RHF_USE_EGR_BFR;
+
+	return (rhf & kind) == ((uint64_t)RHF_RCV_TYPE_BYPASS << RHF_RCV_TYPE_SHIFT |
+				RHF_USE_EGR_BFR) &&
+	       hfi_rcv_egr_fits(g, hfi_rhf_egr_idx(rhf), hfi_rhf_egr_off(rhf), hfi_rhf_len(rhf),
+				g->egr_skip);
+}
+
+/*
+ * The packet record of one RHF; ent is its header queue entry (read only
+ * with with_hdr: without it, hdr, errors and egr_skip are left unset).
+ */
+static __attribute__((always_inline)) inline void
+hfi_rcv_decode_x(const struct hfi_rcv_geom *g, const uint64_t *ent, uint64_t rhf,
+		 struct hfi_rcv_pkt *p, const bool with_hdr)
+{
+	uint32_t hdr_dw = (uint32_t)((rhf >> RHF_HDRQ_OFFSET_SHIFT) & RHF_HDRQ_OFFSET_MASK);
+	uint32_t hdr_len, skip;
+
+	p->rhf = rhf;
+	p->len = hfi_rhf_len(rhf);
+	p->rcv_type = (uint8_t)((rhf >> RHF_RCV_TYPE_SHIFT) & RHF_RCV_TYPE_MASK);
+	/* A 9B packet is split after RCV_HDR_SIZE DWs, a bypass one per RCV_BYPASS. */
+	if (p->rcv_type == RHF_RCV_TYPE_IB) {
+		hdr_len = g->ib_hdr_len;
+		skip = p->len < hdr_len ? p->len : hdr_len;
+	} else {
+		hdr_len = HFI_BYPASS_HDR_DWS * 4u;
+		skip = g->egr_skip;
+	}
+	if (with_hdr) {
+		p->egr_skip = (uint16_t)skip;
+		/*
+		 * No header to trust when the HFI wrote none (KHdrLenErr) or
+		 * the offset would put it over the RHF or beyond the entry.
+		 */
+		p->hdr = !(rhf & RHF_K_HDR_LEN_ERR) && hdr_dw + hdr_len / 4 + 2 <= g->entsize_dw ?
+			 (const uint8_t *)ent + hdr_dw * 4 : NULL;
+		p->errors = rhf & RHF_ERROR_MASK;
+	}
+	p->egr_idx = (uint16_t)hfi_rhf_egr_idx(rhf);
+	p->egr_off = hfi_rhf_egr_off(rhf);
+	/* An eager place this context cannot have written: no buffer to trust. */
+	p->use_egr = (rhf & RHF_USE_EGR_BFR) != 0 &&
+		     hfi_rcv_egr_fits(g, p->egr_idx, p->egr_off, p->len, skip);
+}
+
+/* hfi_rcv_decode_x() without the header: for an RHF from hfi_rcv_poll_rhf(). */
+static inline void
+hfi_rcv_decode(const struct hfi_rcv *r, uint64_t rhf, struct hfi_rcv_pkt *p)
+{
+	const struct hfi_rcv_geom g = hfi_rcv_geom(r);
+
+	hfi_rcv_decode_x(&g, NULL, rhf, p, false);
+}
+
+/*
+ * The RHFs of up to max new entries (those whose sequence number is the
+ * one expected), stored stride QWs apart from rhf[0]; head and sequence
+ * number move past them.
  */
 static __attribute__((always_inline)) inline unsigned int
-hfi_rcv_poll_x(struct hfi_rcv *r, struct hfi_rcv_pkt *pkts, unsigned int max, const bool with_hdr)
+hfi_rcv_poll_rhf_x(struct hfi_rcv *r, uint64_t *rhf, const size_t stride, unsigned int max)
 {
-	/*
-	 * The context's fields in locals: the byte stores into pkts[] may
-	 * alias them, which would make the compiler reload and store them for
-	 * every entry. head and seq go back once, at the end.
-	 */
+	/* In locals, stored once at the end: the stores into rhf[] may alias them. */
 	const uint64_t *hdrq = r->hdrq;
 	const uint32_t hdrq_cnt = r->hdrq_cnt, entsize_qw = r->entsize_qw;
-	const uint32_t entsize_dw = r->entsize_dw, egr_cnt = r->egr_cnt, egr_size = r->egr_size;
-	const uint16_t ib_hdr_len = (uint16_t)(r->hdr_dws * 4u);
-	const uint16_t egr_skip = (uint16_t)r->egr_skip;
 	uint32_t head = r->head;
 	uint8_t seq = r->seq;
 	unsigned int n = 0;
 	bool kicked = false;
 
 	while (n < max) {
-		const uint64_t *ent = hdrq + (size_t)head * entsize_qw;
-		uint64_t rhf = __atomic_load_n(ent + entsize_qw - 1, __ATOMIC_ACQUIRE);
-		struct hfi_rcv_pkt *p = &pkts[n];
-		uint32_t hdr_dw, hdr_len, skip;
+		uint64_t v = __atomic_load_n(hdrq + (size_t)head * entsize_qw + entsize_qw - 1,
+					     __ATOMIC_ACQUIRE);
 
-		if (((rhf >> RHF_SEQ_SHIFT) & RHF_SEQ_MASK) != seq) {
+		if (((v >> RHF_SEQ_SHIFT) & RHF_SEQ_MASK) != seq) {
 			if (n == 0 && !kicked && r->inline_engine) {
 				hfi_rcv_kick(r);
 				kicked = true;
@@ -186,38 +293,7 @@ hfi_rcv_poll_x(struct hfi_rcv *r, struct hfi_rcv_pkt *pkts, unsigned int max, co
 			}
 			break;
 		}
-		hdr_dw = (uint32_t)((rhf >> RHF_HDRQ_OFFSET_SHIFT) & RHF_HDRQ_OFFSET_MASK);
-		p->rhf = rhf;
-		p->len = (uint32_t)(rhf & RHF_PKT_LEN_MASK) * 4;
-		p->rcv_type = (uint8_t)((rhf >> RHF_RCV_TYPE_SHIFT) & RHF_RCV_TYPE_MASK);
-		/* A 9B packet is split after RCV_HDR_SIZE DWs, a bypass one per RCV_BYPASS. */
-		if (p->rcv_type == RHF_RCV_TYPE_IB) {
-			hdr_len = ib_hdr_len;
-			skip = p->len < hdr_len ? p->len : hdr_len;
-		} else {
-			hdr_len = HFI_BYPASS_HDR_DWS * 4u;
-			skip = egr_skip;
-		}
-		if (with_hdr)
-			p->egr_skip = (uint16_t)skip;
-		/*
-		 * No header to trust when the HFI wrote none (KHdrLenErr) or the
-		 * offset would put it over the RHF or beyond the entry.
-		 */
-		if (with_hdr)
-			p->hdr = !(rhf & RHF_K_HDR_LEN_ERR) &&
-				 hdr_dw + hdr_len / 4 + 2 <= entsize_dw ?
-				 (const uint8_t *)ent + hdr_dw * 4 : NULL;
-		p->egr_idx = (uint16_t)((rhf >> RHF_EGR_INDEX_SHIFT) & RHF_EGR_INDEX_MASK);
-		p->egr_off = (uint32_t)((rhf >> RHF_EGR_OFFSET_SHIFT) & RHF_EGR_OFFSET_MASK) *
-			     HFI_RCV_BUF_BLOCK;
-		p->use_egr = (rhf & RHF_USE_EGR_BFR) != 0;
-		if (with_hdr)
-			p->errors = rhf & RHF_ERROR_MASK;
-		/* An eager place this context cannot have written: no buffer to trust. */
-		if (p->use_egr && (p->egr_idx >= egr_cnt || p->len <= skip ||
-				   p->egr_off + (p->len - skip) > egr_size))
-			p->use_egr = false;
+		rhf[(size_t)n * stride] = v;
 		head = head + 1 == hdrq_cnt ? 0 : head + 1;
 		seq = seq == RHF_MAX_SEQ ? 1 : seq + 1;
 		n++;
@@ -228,6 +304,21 @@ hfi_rcv_poll_x(struct hfi_rcv *r, struct hfi_rcv_pkt *pkts, unsigned int max, co
 }
 
 /*
+ * The raw RHFs of up to max new entries, for a caller that decodes them
+ * itself (hfi_rhf_*(), hfi_rcv_bypass_egr(), hfi_rcv_decode()) and reads no
+ * header from the header queue. Buffers as with hfi_rcv_poll().
+ */
+static inline unsigned int
+hfi_rcv_poll_rhf(struct hfi_rcv *r, uint64_t *rhf, unsigned int max)
+{
+	return hfi_rcv_poll_rhf_x(r, rhf, 1, max);
+}
+
+_Static_assert(sizeof(struct hfi_rcv_pkt) % sizeof(uint64_t) == 0 &&
+	       offsetof(struct hfi_rcv_pkt, rhf) % sizeof(uint64_t) == 0,
+	       "packet records hold their RHFs a whole number of QWs apart");
+
+/*
  * Read up to max new entries (those whose RHF sequence number is the one
  * expected). The packets stay in their eager buffers until the caller
  * gives those back with hfi_rcv_update_heads().
@@ -235,7 +326,18 @@ hfi_rcv_poll_x(struct hfi_rcv *r, struct hfi_rcv_pkt *pkts, unsigned int max, co
 static inline unsigned int
 hfi_rcv_poll(struct hfi_rcv *r, struct hfi_rcv_pkt *pkts, unsigned int max)
 {
-	return hfi_rcv_poll_x(r, pkts, max, true);
+	const struct hfi_rcv_geom g = hfi_rcv_geom(r);
+	const uint64_t *hdrq = r->hdrq;
+	const uint32_t hdrq_cnt = r->hdrq_cnt, entsize_qw = r->entsize_qw;
+	uint32_t head = r->head;
+	unsigned int n, i;
+
+	n = hfi_rcv_poll_rhf_x(r, &pkts[0].rhf, sizeof(*pkts) / sizeof(uint64_t), max);
+	for (i = 0; i < n; i++) {
+		hfi_rcv_decode_x(&g, hdrq + (size_t)head * entsize_qw, pkts[i].rhf, &pkts[i], true);
+		head = head + 1 == hdrq_cnt ? 0 : head + 1;
+	}
+	return n;
 }
 
 /*

@@ -380,7 +380,7 @@ rx_batch_local(struct opa_vnic_rxq *q, const struct opa_vnic_snap *s,
  */
 static inline uint16_t
 rx_batch_copy(struct opa_vnic_rxq *q, const struct opa_vnic_snap *s, struct opa_vnic_egr *e,
-	      const struct hfi_rcv_pkt *rp, const uint8_t *const *data,
+	      const uint64_t *rhf, const uint8_t *const *data,
 	      const struct opa_vnic_rx_meta *meta, unsigned int n, bool longer,
 	      struct rte_mbuf **out, struct rte_mbuf **drop, unsigned int *ndrop,
 	      struct opa_vnic_burst_acc *acc)
@@ -404,7 +404,7 @@ rx_batch_copy(struct opa_vnic_rxq *q, const struct opa_vnic_snap *s, struct opa_
 
 		if (longer)
 			rx_prefetch_rest(data, meta, i + 1, n, UINT32_MAX);	/* all copied */
-		opa_vnic_egr_advance(e, rp[i].egr_idx);
+		opa_vnic_egr_advance(e, hfi_rhf_egr_idx(rhf[i]));
 		rxq_mbuf_set(m, rearm, ol_flags);
 		rx_copy(rte_pktmbuf_mtod(m, void *), frame, len);
 		m->data_len = (uint16_t)len;
@@ -423,6 +423,93 @@ rx_batch_copy(struct opa_vnic_rxq *q, const struct opa_vnic_snap *s, struct opa_
 	return nb;
 }
 
+/* An all-zero header: no 16B L2 type, so the parse finds no header in it. */
+static const uint8_t rx_no_hdr[OPA_VNIC_HDR_LEN];
+
+/*
+ * The parse's inputs of n packets whose eager data holds them whole
+ * (skip 0), from their RHFs alone: the data of each bypass packet with an
+ * eager place the context can have written, its first and last lines
+ * asked for at once before any is read (the chip's DMA leaves them cold);
+ * NULL for any other packet, whose RHF then goes to the parse without
+ * UseEgrBfr (nothing a VNIC sends, or no eager place to trust).
+ */
+static __rte_always_inline void
+rx_locate_whole(const struct opa_vnic_egr *e, const uint64_t *raw, unsigned int n,
+		uint64_t *rhf, const uint8_t **data, const uint8_t **hdr, uint8_t *tail)
+{
+	const struct hfi_rcv_geom g = hfi_rcv_geom(e->rcv);
+	const uint8_t *base = e->ck->base;
+	const uint32_t *slot = e->slot;
+	const uint32_t shift = e->ck->shift;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		uint64_t v = raw[i];
+
+		if (likely(hfi_rcv_bypass_egr(&g, v))) {
+			const uint8_t *d = base + ((size_t)slot[hfi_rhf_egr_idx(v)] << shift) +
+					   hfi_rhf_egr_off(v);
+
+			rte_prefetch0(d);
+			rte_prefetch0(d + hfi_rhf_len(v) - 1);
+			data[i] = d;
+			rhf[i] = v;
+		} else {
+			data[i] = NULL;
+			rhf[i] = v & ~RHF_USE_EGR_BFR;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		if (likely(data[i] != NULL)) {
+			hdr[i] = data[i];
+			tail[i] = data[i][hfi_rhf_len(rhf[i]) - 1];
+		} else {
+			hdr[i] = rx_no_hdr;
+			tail[i] = 0;
+		}
+	}
+}
+
+/*
+ * rx_locate_whole() of packets polled with their records, the header
+ * split between the header queue and the eager data (skip != 0): each
+ * header assembled in hbuf (rx_header()).
+ */
+static inline void
+rx_locate_split(const struct opa_vnic_egr *e, uint32_t skip, const struct hfi_rcv_pkt *rp,
+		unsigned int n, uint64_t *rhf, const uint8_t **data, const uint8_t **hdr, uint8_t *tail,
+		uint8_t (*hbuf)[OPA_VNIC_HDR_LEN])
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		const struct hfi_rcv_pkt *p = &rp[i];
+
+		data[i] = p->use_egr ? opa_vnic_egr_data(e, p) : NULL;
+		if (data[i] != NULL) {
+			rte_prefetch0(data[i]);
+			rte_prefetch0(data[i] + p->len - skip - 1);
+		}
+	}
+	for (i = 0; i < n; i++) {
+		const struct hfi_rcv_pkt *p = &rp[i];
+
+		if (likely(p->use_egr && p->rcv_type == RHF_RCV_TYPE_BYPASS)) {
+			hdr[i] = rx_header(e, p, data[i], hbuf[i]);
+			if (hdr[i] == NULL)
+				hdr[i] = rx_no_hdr;
+			tail[i] = data[i][p->len - skip - 1];
+			rhf[i] = p->rhf;
+		} else {
+			data[i] = NULL;
+			hdr[i] = rx_no_hdr;
+			tail[i] = 0;
+			rhf[i] = p->rhf & ~RHF_USE_EGR_BFR;
+		}
+	}
+}
+
 /*
  * Consume up to max entries of a receive context. Packets of q's vport go
  * to out[] when out is not NULL; all others to their owners' rings. Every
@@ -433,13 +520,11 @@ static unsigned int
 rx_drain_ctxt(struct opa_vnic_rxq *q, const struct opa_vnic_snap *snap, struct opa_vnic_egr *e,
 	      struct rte_mbuf **out, uint16_t max, uint16_t *delivered)
 {
-	/* An all-zero header: no 16B L2 type, so the parse finds no header in it. */
-	static const uint8_t no_hdr[OPA_VNIC_HDR_LEN];
 	struct opa_vnic_hfi *hfi = q->vp->hfi;
 	struct hfi_rcv_pkt rp[OPA_VNIC_BURST];
 	struct rte_mbuf *drop[OPA_VNIC_BURST];
 	struct opa_vnic_rx_meta meta[OPA_VNIC_BURST];
-	uint64_t rhf[OPA_VNIC_BURST];
+	uint64_t raw[OPA_VNIC_BURST], rhf[OPA_VNIC_BURST];
 	const uint8_t *hdr[OPA_VNIC_BURST];
 	const uint8_t *data[OPA_VNIC_BURST];
 	uint8_t tail[OPA_VNIC_BURST];
@@ -451,57 +536,28 @@ rx_drain_ctxt(struct opa_vnic_rxq *q, const struct opa_vnic_snap *snap, struct o
 	bool longer = false;
 	uint16_t nb = 0;
 
-	/*
-	 * Only a split header (rx_header()) reads an entry's header; nothing
-	 * here reads errors. Two calls: each inlined with its flag a constant.
-	 */
-	if (skip != 0)
+	if (likely(skip == 0)) {
+		/* Whole packets in the eager buffers: everything comes from the RHFs. */
+		n = hfi_rcv_poll_rhf(e->rcv, raw, RTE_MIN(max, (uint16_t)OPA_VNIC_BURST));
+		if (n == 0)
+			return 0;
+		rx_locate_whole(e, raw, n, rhf, data, hdr, tail);
+	} else {
 		n = hfi_rcv_poll(e->rcv, rp, RTE_MIN(max, (uint16_t)OPA_VNIC_BURST));
-	else
-		n = hfi_rcv_poll_x(e->rcv, rp, RTE_MIN(max, (uint16_t)OPA_VNIC_BURST), false);
-	if (n == 0)
-		return 0;
+		if (n == 0)
+			return 0;
+		rx_locate_split(e, skip, rp, n, rhf, data, hdr, tail, hbuf);
+	}
 	opa_vnic_acc_init(&acc);
-	/*
-	 * Every packet's first and last eager bytes (header, tail byte) asked
-	 * for at once, before any is read: the chip's DMA leaves them cold.
-	 */
-	for (i = 0; i < n; i++) {
-		const struct hfi_rcv_pkt *p = &rp[i];
-
-		data[i] = p->use_egr ? opa_vnic_egr_data(e, p) : NULL;
-		if (data[i] != NULL) {
-			rte_prefetch0(data[i]);
-			rte_prefetch0(data[i] + p->len - skip - 1);
-		}
-	}
-	/*
-	 * The batch's RHFs and 16B headers in one call of the level chosen at
-	 * start (opa_vnic_vec.h). Only a bypass packet's eager place is read:
-	 * for any other, the eager data need not hold what a header would.
-	 */
-	for (i = 0; i < n; i++) {
-		const struct hfi_rcv_pkt *p = &rp[i];
-
-		if (likely(p->use_egr && p->rcv_type == RHF_RCV_TYPE_BYPASS)) {
-			hdr[i] = rx_header(e, p, data[i], hbuf[i]);
-			if (hdr[i] == NULL)
-				hdr[i] = no_hdr;
-			tail[i] = data[i][p->len - skip - 1];
-			rhf[i] = p->rhf;
-		} else {
-			/* Nothing a VNIC sends, or no eager place to trust. */
-			data[i] = NULL;
-			hdr[i] = no_hdr;
-			tail[i] = 0;
-			rhf[i] = p->rhf & ~RHF_USE_EGR_BFR;
-		}
-	}
 	opa_vnic_simd_get(q->simd)->rx_parse(rhf, hdr, tail, n, meta);
 	if (out != NULL && rx_batch_local(q, snap, meta, n, &longer)) {
-		nb = rx_batch_copy(q, snap, e, rp, data, meta, n, longer, out, drop, &ndrop, &acc);
+		nb = rx_batch_copy(q, snap, e, rhf, data, meta, n, longer, out, drop, &ndrop, &acc);
 		n_done = n;
 	}
+	/* The general loop's packet records, of RHFs that came alone. */
+	if (skip == 0)
+		for (i = n_done; i < n; i++)
+			hfi_rcv_decode(e->rcv, raw[i], &rp[i]);
 	for (i = n_done; i < n; i++) {
 		const struct hfi_rcv_pkt *p = &rp[i];
 		const struct opa_vnic_rx_meta *mt = &meta[i];
