@@ -895,6 +895,67 @@ tx_count_sent(struct opa_vnic_burst_acc *acc, const struct tx_pkt *t, uint32_t l
 }
 
 /*
+ * A dedicated engine's plain frames (tx_plain()) from pkts[0] on, while
+ * opa_vnic_tx_decide_fast() decides them and room (descriptors, slots)
+ * lasts: what tx_accept() and tx_write() do to them, without the record
+ * between them or their tests one by one, the ring's writer and the
+ * classes in registers. Returns the frames taken; *full when the next one
+ * had no room. Their kernel and DPDK bytes are added to *bytes (each 60 or
+ * more), the packets counted by the caller.
+ */
+static __rte_always_inline unsigned int
+tx_plain_run(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_mbuf **pkts,
+	     unsigned int n, unsigned int room, struct hfi_sdma_wr *wp,
+	     struct opa_vnic_tx_decision *d, uint8_t **dst, struct opa_vnic_burst_acc *acc,
+	     uint64_t *bytes, bool *full)
+{
+	/* A copy whose address stays here: the frame stores cannot alias it. */
+	struct hfi_sdma_wr w = *wp;
+	struct hfi_sdma_user *user = &q->user;
+	uint32_t mcast = 0, vlans = 0;
+	uint64_t sum = 0;
+	unsigned int j;
+
+	for (j = 0; j < n; j++) {
+		struct rte_mbuf *m = pkts[j];
+		struct opa_vnic_tx_decision dk;
+		uint32_t len;
+		uint8_t *f;
+		bool vlan;
+
+		/* The next frame's headers, while this one is decided. */
+		if (j + 1 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[j + 1], void *));
+		if (!tx_plain(m))
+			break;
+		f = rte_pktmbuf_mtod(m, uint8_t *);
+		len = m->data_len;
+		if (unlikely(!opa_vnic_tx_decide_fast(&s->tx, s->mac, f, len, len,
+						      (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH) ?
+						      &m->hash.rss : NULL, &dk, &vlan)))
+			break;
+		if (unlikely(j >= room)) {
+			*full = true;
+			break;
+		}
+		d[j] = dk;
+		memcpy(f + len, tx_tail[dk.pad], OPA_VNIC_TAIL_STORE);
+		hfi_sdma_wr_pkt1(&w, rte_pktmbuf_iova(m) - OPA_VNIC_HDR_ROOM,
+				 OPA_VNIC_HDR_ROOM + len + dk.pad + OPA_VNIC_ICRC_TAIL_LEN, m, user);
+		acc->size[opa_vnic_size_bucket(len)]++;
+		mcast += f[0] & 1;
+		vlans += vlan;
+		sum += len;
+		dst[j] = f - OPA_VNIC_HDR_ROOM;
+	}
+	wp->at = w.at;
+	acc->mcast += mcast;
+	acc->vlan += vlans;
+	*bytes += sum;
+	return j;
+}
+
+/*
  * Reserve n descriptors. A dedicated engine has the room tx_burst() saw; on
  * a shared one others may have taken it since: reap (that is what frees
  * room, whoever's packets they are) and try again while the engine moves.
@@ -966,48 +1027,25 @@ tx_burst(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_mbuf 
 	opa_vnic_acc_init(&acc);
 	for (i = 0; i < n; i++) {
 		struct tx_pkt *tp = ded ? &one : &t[k];
-		struct rte_mbuf *m = pkts[i];
+		struct rte_mbuf *m;
 
+		if (ded) {
+			bool full = false;
+			unsigned int taken;
+
+			taken = tx_plain_run(q, s, pkts + i, n - i,
+					     RTE_MIN(free_descs - descs, pkt_room - k), &w, &d[k],
+					     &dst[k], &acc, &plain_bytes, &full);
+			i += taken;
+			descs += taken;
+			k += taken;
+			if (full || i == n)
+				break;
+		}
+		m = pkts[i];
 		/* The next frame's headers, while this one is decided. */
 		if (i + 1 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
-		/*
-		 * A dedicated engine's plain frame that the one walk decides:
-		 * what tx_accept() and tx_write() do to it, without the record
-		 * between them or their tests one by one. Anything else takes
-		 * them, the decision again included (it has no side effect).
-		 */
-		if (ded && tx_plain(m)) {
-			uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
-			uint32_t len = m->data_len;
-			/* Decided in registers, stored once. */
-			struct opa_vnic_tx_decision dk;
-			bool vlan;
-
-			if (likely(opa_vnic_tx_decide_fast(&s->tx, s->mac, f, len, len,
-							   (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH) ?
-							   &m->hash.rss : NULL, &dk, &vlan))) {
-				if (unlikely(descs + 1 > free_descs || k >= pkt_room))
-					break;
-				d[k] = dk;
-				memcpy(f + len, tx_tail[dk.pad], OPA_VNIC_TAIL_STORE);
-				hfi_sdma_wr_pkt1(&w, rte_pktmbuf_iova(m) - OPA_VNIC_HDR_ROOM,
-						 OPA_VNIC_HDR_ROOM + len + dk.pad +
-						 OPA_VNIC_ICRC_TAIL_LEN, m, &q->user);
-				/*
-				 * tx_count_sent() of a frame of 60 bytes or more, in
-				 * place: its kernel and DPDK bytes are len (added to
-				 * both after the loop), the packets counted there.
-				 */
-				acc.size[opa_vnic_size_bucket(len)]++;
-				acc.mcast += f[0] & 1;
-				acc.vlan += vlan;
-				plain_bytes += len;
-				dst[k++] = f - OPA_VNIC_HDR_ROOM;
-				descs++;
-				continue;
-			}
-		}
 		if (!tx_accept(q, s, m, (slot_seq + k) & slot_mask, tp, &d[k], icrc_sw)) {
 			drop[ndrop++] = m;
 			continue;
