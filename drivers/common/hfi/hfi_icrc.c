@@ -50,6 +50,18 @@ crc32_slice8(uint32_t crc, const uint8_t *p, size_t len)
 	return crc;
 }
 
+/*
+ * The tables read the source, not the copy: loads right behind the copy's
+ * stores would wait for them.
+ */
+static uint32_t
+crc32_slice8_copy(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
+{
+	crc = crc32_slice8(crc, p, len);
+	memcpy(dst, p, len);
+	return crc;
+}
+
 #if defined(__x86_64__) && defined(HFI_CRC32_PCLMUL)
 #include <immintrin.h>
 
@@ -308,12 +320,12 @@ typedef uint32_t (*crc32_copy_fn)(uint32_t crc, uint8_t *dst, const uint8_t *p, 
 struct crc32_impl {
 	const char *name;
 	crc32_fn fn;		/* NULL: not built in */
-	crc32_copy_fn copy;	/* NULL: fn over the source, then a copy */
+	crc32_copy_fn copy;	/* the CRC of the bytes it copies */
 	unsigned int bits;	/* SIMD width it uses, for the max-width limit */
 };
 
 static const struct crc32_impl crc32_impls[CRC32_NUM] = {
-	[CRC32_SLICE8] = { "slice-by-8", crc32_slice8, NULL, 64 },
+	[CRC32_SLICE8] = { "slice-by-8", crc32_slice8, crc32_slice8_copy, 64 },
 #if defined(__x86_64__) && defined(HFI_CRC32_PCLMUL)
 	[CRC32_PCLMUL] = { "pclmul", crc32_pclmul, crc32_pclmul_copy, 128 },
 #ifdef HFI_CRC32_VPCLMUL_AVX2
@@ -417,17 +429,8 @@ hfi_crc32_update(uint32_t state, const void *buf, size_t len)
 uint32_t
 hfi_crc32_copy(uint32_t state, void *dst, const void *src, size_t len)
 {
-	const struct crc32_impl *c = __atomic_load_n(&crc32_cur, __ATOMIC_ACQUIRE);
-
-	if (c->copy != NULL)
-		return c->copy(state, dst, src, len);
-	/*
-	 * The tables read the source, not the copy: loads right behind the
-	 * copy's stores would wait for them.
-	 */
-	state = c->fn(state, src, len);
-	memcpy(dst, src, len);
-	return state;
+	/* Every implementation has its copy: a call straight through (a tail call). */
+	return __atomic_load_n(&crc32_cur, __ATOMIC_ACQUIRE)->copy(state, dst, src, len);
 }
 
 /* For the unit test: the portable path regardless of the CPU. */
