@@ -193,7 +193,10 @@ hfi_rcv_geom(const struct hfi_rcv *r)
 	};
 }
 
-/* Whether the eager place of a packet (skip bytes not in it) is one the context can have written. */
+/*
+ * Whether the eager place of a packet (skip bytes not in it) is one the
+ * context can have written.
+ */
 static inline bool
 hfi_rcv_egr_fits(const struct hfi_rcv_geom *g, uint32_t idx, uint32_t off, uint32_t len,
 		 uint32_t skip)

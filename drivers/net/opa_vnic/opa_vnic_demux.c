@@ -478,8 +478,8 @@ rx_locate_whole(const struct opa_vnic_egr *e, const uint64_t *raw, unsigned int 
  */
 static inline void
 rx_locate_split(const struct opa_vnic_egr *e, uint32_t skip, const struct hfi_rcv_pkt *rp,
-		unsigned int n, uint64_t *rhf, const uint8_t **data, const uint8_t **hdr, uint8_t *tail,
-		uint8_t (*hbuf)[OPA_VNIC_HDR_LEN])
+		unsigned int n, uint64_t *rhf, const uint8_t **data, const uint8_t **hdr,
+		uint8_t *tail, uint8_t (*hbuf)[OPA_VNIC_HDR_LEN])
 {
 	unsigned int i;
 

@@ -941,7 +941,8 @@ tx_plain_run(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_m
 		d[j] = dk;
 		memcpy(f + len, tx_tail[dk.pad], OPA_VNIC_TAIL_STORE);
 		hfi_sdma_wr_pkt1(&w, rte_pktmbuf_iova(m) - OPA_VNIC_HDR_ROOM,
-				 OPA_VNIC_HDR_ROOM + len + dk.pad + OPA_VNIC_ICRC_TAIL_LEN, m, user);
+				 OPA_VNIC_HDR_ROOM + len + dk.pad + OPA_VNIC_ICRC_TAIL_LEN, m,
+				 user);
 		acc->size[opa_vnic_size_bucket(len)]++;
 		mcast += f[0] & 1;
 		vlans += vlan;
