@@ -404,7 +404,6 @@ rx_batch_copy(struct opa_vnic_rxq *q, const struct opa_vnic_snap *s, struct opa_
 
 		if (longer)
 			rx_prefetch_rest(data, meta, i + 1, n, UINT32_MAX);	/* all copied */
-		opa_vnic_egr_advance(e, hfi_rhf_egr_idx(rhf[i]));
 		rxq_mbuf_set(m, rearm, ol_flags);
 		rx_copy(rte_pktmbuf_mtod(m, void *), frame, len);
 		m->data_len = (uint16_t)len;
@@ -419,6 +418,11 @@ rx_batch_copy(struct opa_vnic_rxq *q, const struct opa_vnic_snap *s, struct opa_
 		acc->bytes += len;
 		out[nb++] = m;
 	}
+	/*
+	 * Every slot before the last packet's is finished, all of the batch
+	 * copied out: given back at once (the packets are in slot order).
+	 */
+	opa_vnic_egr_advance(e, hfi_rhf_egr_idx(rhf[n - 1]));
 	*ndrop = nd;
 	return nb;
 }
@@ -431,12 +435,13 @@ static const uint8_t rx_no_hdr[OPA_VNIC_HDR_LEN];
  * (skip 0), from their RHFs alone: the data of each bypass packet with an
  * eager place the context can have written, its first and last lines
  * asked for at once before any is read (the chip's DMA leaves them cold);
- * NULL for any other packet, whose RHF then goes to the parse without
- * UseEgrBfr (nothing a VNIC sends, or no eager place to trust).
+ * NULL for any other packet, whose RHF in rhf[] loses UseEgrBfr (nothing
+ * a VNIC sends, or no eager place to trust: the parse's verdict is then
+ * the receive type's, which reads nothing else).
  */
 static __rte_always_inline void
-rx_locate_whole(const struct opa_vnic_egr *e, const uint64_t *raw, unsigned int n,
-		uint64_t *rhf, const uint8_t **data, const uint8_t **hdr, uint8_t *tail)
+rx_locate_whole(const struct opa_vnic_egr *e, uint64_t *rhf, unsigned int n,
+		const uint8_t **data, const uint8_t **hdr, uint8_t *tail)
 {
 	const struct hfi_rcv_geom g = hfi_rcv_geom(e->rcv);
 	const uint8_t *base = e->ck->base;
@@ -445,7 +450,7 @@ rx_locate_whole(const struct opa_vnic_egr *e, const uint64_t *raw, unsigned int 
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
-		uint64_t v = raw[i];
+		uint64_t v = rhf[i];
 
 		if (likely(hfi_rcv_bypass_egr(&g, v))) {
 			const uint8_t *d = base + ((size_t)slot[hfi_rhf_egr_idx(v)] << shift) +
@@ -454,7 +459,6 @@ rx_locate_whole(const struct opa_vnic_egr *e, const uint64_t *raw, unsigned int 
 			rte_prefetch0(d);
 			rte_prefetch0(d + hfi_rhf_len(v) - 1);
 			data[i] = d;
-			rhf[i] = v;
 		} else {
 			data[i] = NULL;
 			rhf[i] = v & ~RHF_USE_EGR_BFR;
@@ -524,7 +528,7 @@ rx_drain_ctxt(struct opa_vnic_rxq *q, const struct opa_vnic_snap *snap, struct o
 	struct hfi_rcv_pkt rp[OPA_VNIC_BURST];
 	struct rte_mbuf *drop[OPA_VNIC_BURST];
 	struct opa_vnic_rx_meta meta[OPA_VNIC_BURST];
-	uint64_t raw[OPA_VNIC_BURST], rhf[OPA_VNIC_BURST];
+	uint64_t rhf[OPA_VNIC_BURST];
 	const uint8_t *hdr[OPA_VNIC_BURST];
 	const uint8_t *data[OPA_VNIC_BURST];
 	uint8_t tail[OPA_VNIC_BURST];
@@ -538,10 +542,10 @@ rx_drain_ctxt(struct opa_vnic_rxq *q, const struct opa_vnic_snap *snap, struct o
 
 	if (likely(skip == 0)) {
 		/* Whole packets in the eager buffers: everything comes from the RHFs. */
-		n = hfi_rcv_poll_rhf(e->rcv, raw, RTE_MIN(max, (uint16_t)OPA_VNIC_BURST));
+		n = hfi_rcv_poll_rhf(e->rcv, rhf, RTE_MIN(max, (uint16_t)OPA_VNIC_BURST));
 		if (n == 0)
 			return 0;
-		rx_locate_whole(e, raw, n, rhf, data, hdr, tail);
+		rx_locate_whole(e, rhf, n, data, hdr, tail);
 	} else {
 		n = hfi_rcv_poll(e->rcv, rp, RTE_MIN(max, (uint16_t)OPA_VNIC_BURST));
 		if (n == 0)
@@ -554,10 +558,13 @@ rx_drain_ctxt(struct opa_vnic_rxq *q, const struct opa_vnic_snap *snap, struct o
 		nb = rx_batch_copy(q, snap, e, rhf, data, meta, n, longer, out, drop, &ndrop, &acc);
 		n_done = n;
 	}
-	/* The general loop's packet records, of RHFs that came alone. */
+	/*
+	 * The general loop's packet records, of RHFs that came alone (one
+	 * without UseEgrBfr is a receive type verdict: its record is not read).
+	 */
 	if (skip == 0)
 		for (i = n_done; i < n; i++)
-			hfi_rcv_decode(e->rcv, raw[i], &rp[i]);
+			hfi_rcv_decode(e->rcv, rhf[i], &rp[i]);
 	for (i = n_done; i < n; i++) {
 		const struct hfi_rcv_pkt *p = &rp[i];
 		const struct opa_vnic_rx_meta *mt = &meta[i];
