@@ -34,6 +34,24 @@ count_entries(const char *dir)
 	return n;
 }
 
+/*
+ * The count in dir once it has come back to want, or what it still is after
+ * a second. pthread_join() returns when the thread has released its stack,
+ * which is before the kernel drops it from /proc/self/task: a joined thread
+ * may still be listed for a moment, a leaked one stays.
+ */
+static unsigned int
+count_settled(const char *dir, unsigned int want)
+{
+	unsigned int n = count_entries(dir), waited;
+
+	for (waited = 0; n != want && waited < 1000; waited++) {
+		rte_delay_ms(1);
+		n = count_entries(dir);
+	}
+	return n;
+}
+
 static void
 cycle(unsigned int i)
 {
@@ -136,8 +154,8 @@ pt_test_hotplug(void **state)
 		if (now.heap_allocsz_bytes != base.heap_allocsz_bytes)
 			fail_msg("cycle %u: DPDK heap %zu bytes, %zu after the first cycles", i,
 				 now.heap_allocsz_bytes, base.heap_allocsz_bytes);
-		assert_int_equal(count_entries("/proc/self/task"), threads);
-		assert_int_equal(count_entries("/proc/self/fd"), fds);
+		assert_int_equal(count_settled("/proc/self/task", threads), threads);
+		assert_int_equal(count_settled("/proc/self/fd", fds), fds);
 	}
 	/* One vport of an HFI that stays open, again and again. */
 	{
