@@ -1021,6 +1021,65 @@ test_hdrq_dma_error(void **state)
 	assert_int_equal(hfi_port_counters_drops(&c), 4);
 }
 
+/* Memory hooks whose windows are single 4 KiB pages, counting lookups in [paged_lo, paged_hi). */
+static uint64_t paged_lo, paged_hi;
+static unsigned int paged_lookups;
+
+static void *
+paged_iova_to_va(void *arg, uint64_t iova, size_t len)
+{
+	paged_lookups += iova >= paged_lo && iova < paged_hi;
+	return hfi_default_mem_ops.iova_to_va(arg, iova, len);
+}
+
+static bool
+paged_window(void *arg, uint64_t iova, size_t len, struct hfi_dma_window *w)
+{
+	uint64_t page = iova & ~UINT64_C(4095);
+
+	if (iova + len > page + 4096 || !hfi_default_mem_ops.dma_window(arg, iova, len, w))
+		return false;
+	w->iova = page;
+	w->va = (uintptr_t)page;
+	w->len = 4096;
+	return true;
+}
+
+/*
+ * A header queue no window holds whole (windows of a page, the ring of
+ * eight): every packet arrives, and the ring is not looked up again and
+ * again: one lookup when a packet first reaches a page, a few in all.
+ */
+static void
+test_hdrq_paged_window(void **state)
+{
+	struct hfi_mem_ops paged = hfi_default_mem_ops;
+	struct env *env = *state;
+	struct hfi_dev_params p;
+	struct hfi_rcv *r;
+
+	paged.iova_to_va = paged_iova_to_va;
+	paged.dma_window = paged_window;
+	hfi_dev_close(env->p.b);
+	hfi_dev_params_init(&p);
+	p.mem = &paged;
+	assert_int_equal(hfi_dev_open("sw1", &p, &env->p.b), 0);
+	harness_port_enable(env->p.b, 0);
+	open_rx(env, 0, 256, 64, 32, 0);
+	r = env->p.rx[0].rcv;
+	paged_lo = r->hdrq_iova;
+	paged_hi = paged_lo + 256 * 32 * 4;
+	paged_lookups = 0;
+	env->per_ctxt[0] = env->seq;
+	send_n(env, 96, 1, 0, 0);
+	hfi_rcv_kick(r);
+	assert_int_equal(harness_rxq_poll(&env->p.rx[0], 96, check_whole, env), 96);
+	/* 96 entries of 128 bytes: 3 pages, and the one try of the ring whole. */
+	assert_in_range(paged_lookups, 3, 6);
+	assert_int_equal(test_counters(env->p.b).rx_pkts, 96);
+	paged_hi = 0;
+}
+
 int
 main(void)
 {
@@ -1045,6 +1104,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_split_mode, setup, test_pair_teardown),
 		cmocka_unit_test_setup_teardown(test_pkey_csr, setup, test_pair_teardown),
 		cmocka_unit_test_setup_teardown(test_hdrq_dma_error, setup, test_pair_teardown),
+		cmocka_unit_test_setup_teardown(test_hdrq_paged_window, setup, test_pair_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1278,22 +1278,30 @@ rx_copy_frags(const struct rx_pkt *p, uint8_t *egr, uint8_t *ent, uint32_t hdr_n
 
 /*
  * The entry at the tail: an offset into the ring, resolved whole by the
- * first packet after enable, while the memory map stays the same; after a
- * change the ring is resolved again, and if it is no longer mapped whole,
- * the entry alone.
+ * first packet after enable, while the memory map stays the same. A ring
+ * no window holds whole (hooks whose windows are smaller than it) is
+ * reached entry by entry, and not tried whole again until the map changes:
+ * each try would cost two full lookups per packet.
  */
 static sw_inline uint64_t *
 hdrq_entry(struct hfi_sw *sw, struct sw_ctxt *cx)
 {
 	size_t off = (size_t)cx->tail * cx->entsize;
+	uint64_t *ent;
 
 	if (dma_whole_ok(&cx->hdrq_win, cx->hdrq_va, cx->hdrq_gen))
 		return (void *)(cx->hdrq_va + off);
+	if (cx->hdrq_split && dma_gen_same(&cx->hdrq_win, cx->hdrq_gen))
+		return dma_va_win(sw, &cx->hdrq_win, cx->hdrq_iova + off, cx->entsize);
 	cx->hdrq_va = dma_va_whole(sw, &cx->hdrq_win, cx->hdrq_iova, (size_t)cx->cnt * cx->entsize,
 				   &cx->hdrq_gen);
 	if (cx->hdrq_va != NULL)
 		return (void *)(cx->hdrq_va + off);
-	return dma_va_win(sw, &cx->hdrq_win, cx->hdrq_iova + off, cx->entsize);
+	ent = dma_va_win(sw, &cx->hdrq_win, cx->hdrq_iova + off, cx->entsize);
+	/* The map the whole ring was refused in, if a window now tells when it changes. */
+	cx->hdrq_split = ent != NULL && cx->hdrq_win.len != 0;
+	cx->hdrq_gen = cx->hdrq_win.gen;
+	return ent;
 }
 
 /* Write a packet into receive context ctxt. Called with the drain lock held. */
@@ -1841,6 +1849,7 @@ ctxt_enable(struct hfi_sw *sw, struct sw_ctxt *cx)
 	if (dma_va_win(sw, &cx->hdrq_win, hdr_addr, (size_t)cnt * ent) == NULL)
 		return RCV_CTXT_STATUS_SW_DMA_ERR;
 	cx->hdrq_va = NULL;	/* resolved whole by the first packet (hdrq_entry()) */
+	cx->hdrq_split = false;
 	cx->hdrq_iova = hdr_addr;
 	cx->cnt = cnt;
 	cx->entsize = ent;

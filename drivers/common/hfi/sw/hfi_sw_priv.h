@@ -138,7 +138,8 @@ struct sw_ctxt {
 	uint32_t egr_idx;			/* the eager buffer being filled */
 	uint32_t egr_used;			/* its bytes taken, in 64-byte blocks */
 	uint8_t *hdrq_va;			/* the whole ring's VA, or NULL */
-	uint32_t hdrq_gen;			/* the memory map hdrq_va is of */
+	uint32_t hdrq_gen;			/* the memory map hdrq_va (or hdrq_split) is of */
+	bool hdrq_split;			/* no window holds the ring whole: entry by entry */
 	struct hfi_dma_window hdrq_win;		/* set up when enabled */
 	struct hfi_dma_window egr_win;		/* of the last eager buffer */
 };
@@ -346,6 +347,13 @@ static inline bool
 dma_whole_ok(const struct hfi_dma_window *w, const uint8_t *va, uint32_t gen)
 {
 	return va != NULL && atomic_load_explicit(w->gen_p, memory_order_acquire) == gen;
+}
+
+/* Whether the memory map is still generation gen of the window's table. */
+static inline bool
+dma_gen_same(const struct hfi_dma_window *w, uint32_t gen)
+{
+	return w->gen_p != NULL && atomic_load_explicit(w->gen_p, memory_order_acquire) == gen;
 }
 
 static inline uint32_t
