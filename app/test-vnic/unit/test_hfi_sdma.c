@@ -333,6 +333,103 @@ test_ded_writer(void **state)
 	wrapped_run_end(env, e, npkt, gens_seen);
 }
 
+/*
+ * Runs marked as plain (hfi_sdma_ded_plain(): one descriptor each, one
+ * user) reaped without walking them, between packets that are not (two
+ * descriptors, or one left unmarked) and runs of another user; reaped 1
+ * to 5 at a time, so the runs' edges and the engine's head fall anywhere
+ * in them (and a head written back part-way, as by an engine at work).
+ * Every cookie comes back once, in order, only once the engine has sent
+ * it, each user's packets counted as its own.
+ */
+static void
+test_ded_plain_reap(void **state)
+{
+	struct env *env = *state;
+	struct hfi_sdma_user other = { 0 };
+	uint32_t seq = 0, npkt = NPKT_MAX, reaped = 0;
+	unsigned int round = 0, marked = 0;
+	struct hfi_sdma *e;
+
+	assert_int_equal(hfi_sdma_setup(env->a, 0, 64, &e), 0);
+	while (reaped < npkt) {
+		struct hfi_sdma_wr w;
+		unsigned int room = hfi_sdma_ded_begin(e, &w);
+		bool all_plain = round % 3 == 0;
+		void *c[5];
+		unsigned int n, i;
+
+		while (seq < npkt && room >= 2 && w.at - w.start < 12) {
+			/*
+			 * In threes: plain marked, two descriptors, another user's,
+			 * unmarked; or, every third burst, one user's plain ones only.
+			 */
+			unsigned int kind = all_plain ? round / 3 % 2 * 2 : (seq / 3 + round) % 4;
+			struct hfi_sdma_user *u = kind == 2 ? &other : &e->user0;
+			uint64_t iova = (uint64_t)(uintptr_t)env->pkts[seq], from = w.at;
+			uint32_t len = (uint32_t)make_pkt(env, seq);
+			void *cookie = (void *)(uintptr_t)(seq + 1);
+
+			if (kind == 1) {
+				hfi_sdma_wr_pkt2(&w, iova, PBC_SIZE, iova + PBC_SIZE, len - PBC_SIZE,
+						 cookie, u);
+				room -= 2;
+			} else {
+				hfi_sdma_wr_pkt1(&w, iova, len, cookie, u);
+				room--;
+				if (kind != 3) {
+					hfi_sdma_ded_plain(e, from, w.at, u);
+					marked++;
+				}
+			}
+			u->posted++;
+			seq++;
+		}
+		hfi_sdma_ded_publish(e, &w);
+		harness_rxq_poll(&env->rx, 64, on_rx, env);
+		/*
+		 * A head written back part-way, as by an engine still at work
+		 * (the oldest packet done, so the reaper reads no more than
+		 * that): nothing past it is reaped. Inline engine only: a thread
+		 * engine writes the head back itself meanwhile.
+		 */
+		if (all_plain && env->fab == NULL && e->cons_head < e->tail_pub) {
+			uint64_t first = e->cons_head + e->pkts[e->cons_head & 63].ndesc, part;
+
+			part = first + round % (e->tail_pub - first + 1);
+			*e->head_mem = part & 63;
+			n = hfi_sdma_reap(e, c, 5);
+			assert_true(e->cons_head <= part);
+			for (i = 0; i < n; i++)
+				assert_int_equal((uintptr_t)c[i], ++reaped);
+			*e->head_mem = e->tail_pub & 63;
+		}
+		for (;;) {
+			uint64_t start = e->cons_head, head;
+
+			n = hfi_sdma_reap(e, c, 1 + round % 5);
+			if (n == 0)
+				break;
+			/* Nothing reaped that the engine has not sent. */
+			head = hfi_csr_read(env->a, SEND_DMA_CSR(0, SEND_DMA_HEAD));
+			assert_true(start + ((head - start) & 63) >= e->cons_head);
+			for (i = 0; i < n; i++)
+				assert_int_equal((uintptr_t)c[i], ++reaped);
+			round++;
+		}
+		round++;
+	}
+	/* Sent is not yet received with the engine in its own thread. */
+	for (round = 0; env->rx_count < npkt && round < 1000000; round++)
+		harness_rxq_poll(&env->rx, 64, on_rx, env);
+	assert_true(marked > npkt / 3);
+	assert_int_equal(e->user0.done, e->user0.posted);
+	assert_int_equal(other.done, other.posted);
+	assert_int_equal(e->user0.done + other.done, npkt);
+	assert_int_equal(env->rx_count, npkt);
+	hfi_sdma_release(e, NULL, NULL);
+}
+
 static void
 test_post_checks(void **state)
 {
@@ -1031,6 +1128,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_ring_wrap_generation, setup_inline, teardown),
 		cmocka_unit_test_setup_teardown(test_ded_writer, setup_inline, teardown),
+		cmocka_unit_test_setup_teardown(test_ded_plain_reap, setup_inline, teardown),
+		cmocka_unit_test_setup_teardown(test_ded_plain_reap, setup_thread, teardown),
 		cmocka_unit_test_setup_teardown(test_post_checks, setup_inline, teardown),
 		cmocka_unit_test_setup_teardown(test_partial_reaps, setup_inline, teardown),
 		cmocka_unit_test_setup_teardown(test_setup_halted, setup_inline, teardown),

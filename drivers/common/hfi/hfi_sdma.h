@@ -79,6 +79,10 @@ struct hfi_sdma {
 	/* producers (descriptor counters, free-running) */
 	uint64_t tail __attribute__((aligned(64)));	/* reserved */
 	uint64_t tail_pub;			/* written and handed to the engine */
+	/* dedicated: [plain_lo, plain_hi) one-descriptor packets of plain_user */
+	uint64_t plain_lo;
+	uint64_t plain_hi;
+	struct hfi_sdma_user *plain_user;
 	/* reapers */
 	uint64_t cons_head __attribute__((aligned(64)));	/* claimed */
 	uint64_t head;				/* given back: free for producers */
@@ -424,6 +428,25 @@ hfi_sdma_ded_begin(const struct hfi_sdma *e, struct hfi_sdma_wr *w)
 	return e->mask - (unsigned int)(t - __atomic_load_n(&e->head, __ATOMIC_ACQUIRE));
 }
 
+/*
+ * Tell the reaper that [w->start, w->at) (or the part since the last call)
+ * holds only packets of one descriptor each, all of user: it then takes
+ * their cookies without walking the packet entries. Dedicated engine,
+ * before hfi_sdma_ded_publish(). Counters never go back (a recovery
+ * restarts past them), so a range stays true until it is reaped.
+ */
+static inline void
+hfi_sdma_ded_plain(struct hfi_sdma *e, uint64_t from, uint64_t to, struct hfi_sdma_user *user)
+{
+	if (from == to)
+		return;
+	if (from != e->plain_hi || user != e->plain_user) {
+		e->plain_lo = from;
+		e->plain_user = user;
+	}
+	e->plain_hi = to;
+}
+
 /* Reserve what was written since hfi_sdma_ded_begin() and hand it to the engine. */
 static inline void
 hfi_sdma_ded_publish(struct hfi_sdma *e, const struct hfi_sdma_wr *w)
@@ -576,8 +599,22 @@ hfi_sdma_reap(struct hfi_sdma *e, void **cookies, unsigned int max)
 		 */
 		pkts = e->pkts;
 		mask = e->mask;
-		u = pkts[end & mask].user;
 		one_user = true;
+		if (!shared && end >= e->plain_lo && end < e->plain_hi) {
+			/* One descriptor each, one user (hfi_sdma_ded_plain()): no walk. */
+			uint64_t lim = hw < e->plain_hi ? hw : e->plain_hi;
+
+			n = lim <= end ? 0 : lim - end < max ? (unsigned int)(lim - end) : max;
+			for (i = 0; i < n; i++)
+				cookies[i] = pkts[(end + i) & mask].cookie;
+			if (n == 0)
+				return 0;
+			u = e->plain_user;
+			e->cons_head = end + n;
+			end += n;
+			break;
+		}
+		u = pkts[end & mask].user;
 		for (n = 0; n < max; n++) {
 			const struct hfi_sdma_pkt *p = &pkts[end & mask];
 			uint32_t nd = p->ndesc;

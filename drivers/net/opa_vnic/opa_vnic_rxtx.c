@@ -949,6 +949,7 @@ tx_plain_run(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_m
 		sum += len;
 		dst[j] = f - OPA_VNIC_HDR_ROOM;
 	}
+	hfi_sdma_ded_plain(q->sdma, wp->at, w.at, user);
 	wp->at = w.at;
 	acc->mcast += mcast;
 	acc->vlan += vlans;
