@@ -1221,6 +1221,12 @@ rx_copy_frags(const struct rx_pkt *p, uint8_t *egr, uint8_t *ent, uint32_t hdr_n
 		copy_bytes(ent, src, hdr_n);
 		crc = hfi_crc32_copy(crc, egr, src, slot);
 		copy_short(egr + slot, src + slot, p->len - slot);
+		/* The ICRC the HFI inserts, not corrupted: what a PMD's frame asks for. */
+		if (p->icrc_insert && !p->icrc_corrupt && slot >= hdr_n) {
+			crc = hfi_crc32_final(crc);
+			memcpy(egr + slot, &crc, sizeof(crc));
+			return 0;
+		}
 	} else if (p->skip == 0 && egr != NULL) {
 		/*
 		 * The common case: the whole packet into the eager buffer in one
