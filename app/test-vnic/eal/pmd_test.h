@@ -129,6 +129,7 @@ void pt_test_tx_ring(void **state);
 void pt_test_rx_errors(void **state);
 void pt_test_tx_paths(void **state);
 void pt_test_tx_fast_free(void **state);
+void pt_test_tx_two_pools(void **state);
 void pt_test_link_config(void **state);
 void pt_test_probe_errors(void **state);
 void pt_test_hotplug(void **state);

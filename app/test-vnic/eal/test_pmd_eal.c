@@ -30,6 +30,7 @@ static const struct pt_scenario scenarios[] = {
 	{ "rx-errors", NULL, pt_test_rx_errors },
 	{ "tx-paths", NULL, pt_test_tx_paths },
 	{ "tx-fast-free", NULL, pt_test_tx_fast_free },
+	{ "tx-two-pools", NULL, pt_test_tx_two_pools },
 	{ "link-config", NULL, pt_test_link_config },
 	{ "probe-errors", NULL, pt_test_probe_errors },
 	{ "hotplug", NULL, pt_test_hotplug },

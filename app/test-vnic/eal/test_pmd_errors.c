@@ -1150,3 +1150,47 @@ pt_test_tx_fast_free(void **state)
 	pt_assert_pool_full(mp);
 	rte_mempool_free(mp);
 }
+
+/*
+ * A queue without the fast free, its plain frames from two pools mixed in
+ * every burst: reaped without reading what the send checked (tx_free()),
+ * each mbuf still goes back to its own pool.
+ */
+void
+pt_test_tx_two_pools(void **state)
+{
+	struct rte_mempool *mp = rte_pktmbuf_pool_create("tp_pool", 1023, 0, 0,
+							 RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	struct rte_ether_addr mac;
+	struct rte_eth_txq_info txi;
+	struct rte_mbuf *m[32];
+	unsigned int i, round, sent = 0, got = 0;
+	uint16_t a, b;
+
+	RTE_SET_USED(state);
+	assert_non_null(mp);
+	a = probe_args("net_opa_vnic0,hfi=sw0,lid=1,vport=0,em=off");
+	b = probe_args("net_opa_vnic1,hfi=sw1,lid=2,vport=0,em=off");
+	assert_int_equal(pt_port_setup(a, 1, 1, pt_mp, 0), 0);
+	assert_int_equal(pt_port_setup(b, 1, 1, pt_mp, 0), 0);
+	assert_int_equal(rte_eth_tx_queue_info_get(a, 0, &txi), 0);
+	assert_false(txi.conf.offloads & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE);
+	mac = pt_mac(b);
+	for (round = 0; round < 20; round++) {
+		for (i = 0; i < RTE_DIM(m); i++)
+			m[i] = pt_frame((i + round) % 3 != 0 ? pt_mp : mp, &mac, a, PT_UCAST,
+					sent + i, (uint16_t)i, (uint16_t)(64 + i * 11));
+		assert_int_equal(pt_tx(a, 0, m, RTE_DIM(m)), RTE_DIM(m));
+		sent += RTE_DIM(m);
+		pt_rx(&b, 1, fast_free_rx_cb, &got, RTE_DIM(m), 1000);
+	}
+	assert_int_equal(got, sent);
+	/* The last burst is freed by the next one: an empty burst reaps. */
+	rte_eth_tx_burst(a, 0, m, 0);
+	assert_int_equal(rte_mempool_avail_count(mp), 1023);
+	pt_port_remove(a);
+	pt_port_remove(b);
+	pt_assert_pool_full(mp);
+	pt_assert_pool_full(pt_mp);
+	rte_mempool_free(mp);
+}

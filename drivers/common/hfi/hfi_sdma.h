@@ -554,9 +554,11 @@ hfi_sdma_user_done(struct hfi_sdma_user *u, uint64_t n, bool shared)
  * Return up to max cookies of packets the engine has sent, oldest first,
  * whoever posted them. Once the engine has halted (hfi_sdma_halted()),
  * returns what was sent before the halt and then 0 until hfi_sdma_recover().
+ * plain (may be NULL): set to whether every cookie returned came from a
+ * range hfi_sdma_ded_plain() marked, whose packets its producer checked.
  */
-static inline unsigned int
-hfi_sdma_reap(struct hfi_sdma *e, void **cookies, unsigned int max)
+static inline __attribute__((always_inline)) unsigned int
+hfi_sdma_reap_x(struct hfi_sdma *e, void **cookies, unsigned int max, bool *plain)
 {
 	bool shared = hfi_sdma_shared(e);
 	uint64_t c, end, pub, hw, start;
@@ -612,8 +614,12 @@ hfi_sdma_reap(struct hfi_sdma *e, void **cookies, unsigned int max)
 			u = e->plain_user;
 			e->cons_head = end + n;
 			end += n;
+			if (plain != NULL)
+				*plain = true;
 			break;
 		}
+		if (plain != NULL)
+			*plain = false;
 		u = pkts[end & mask].user;
 		for (n = 0; n < max; n++) {
 			const struct hfi_sdma_pkt *p = &pkts[end & mask];
@@ -659,6 +665,12 @@ give_back:
 			hfi_sdma_spin(&spins);
 	__atomic_store_n(&e->head, end, __ATOMIC_RELEASE);
 	return n;
+}
+
+static inline unsigned int
+hfi_sdma_reap(struct hfi_sdma *e, void **cookies, unsigned int max)
+{
+	return hfi_sdma_reap_x(e, cookies, max, NULL);
 }
 
 #endif /* HFI_SDMA_H */

@@ -502,15 +502,23 @@ opa_vnic_tx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
  * free mbuf has them). Attached ones (this PMD's receive attaches long
  * frames to its eager chunks) must give their buffer back: checked free.
  * The promise holds only on a dedicated engine: a shared one's reap frees
- * other queues' mbufs too, which made no such promise.
+ * other queues' mbufs too, which made no such promise. plain: the mbufs
+ * are frames tx_plain() took (one direct segment, one reference), as they
+ * still are: only their pools are left to check without the promise, and
+ * with it only the first mbuf is read.
  */
 static inline void
-tx_free(struct opa_vnic_txq *q, struct rte_mbuf **m, unsigned int n)
+tx_free(struct opa_vnic_txq *q, struct rte_mbuf **m, unsigned int n, bool plain)
 {
 	struct rte_mempool *mp = m[0]->pool;
 	unsigned int i;
 
-	if (q->fast_free && !hfi_sdma_shared(q->sdma)) {
+	if (plain) {
+		if (!q->fast_free)
+			for (i = 1; i < n; i++)
+				if (unlikely(m[i]->pool != mp))
+					goto checked;
+	} else if (q->fast_free && !hfi_sdma_shared(q->sdma)) {
 		for (i = 0; i < n; i++)
 			if (unlikely(m[i]->nb_segs != 1 || !RTE_MBUF_DIRECT(m[i])))
 				goto checked;
@@ -537,11 +545,12 @@ tx_reap(struct opa_vnic_txq *q)
 {
 	void *done[OPA_VNIC_BURST];
 	unsigned int n;
+	bool plain;
 
 	do {
-		n = hfi_sdma_reap(q->sdma, done, OPA_VNIC_BURST);
+		n = hfi_sdma_reap_x(q->sdma, done, OPA_VNIC_BURST, &plain);
 		if (n != 0)
-			tx_free(q, (struct rte_mbuf **)done, n);
+			tx_free(q, (struct rte_mbuf **)done, n, plain);
 	} while (n == OPA_VNIC_BURST);
 }
 
