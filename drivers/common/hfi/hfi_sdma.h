@@ -429,10 +429,10 @@ hfi_sdma_ded_begin(const struct hfi_sdma *e, struct hfi_sdma_wr *w)
 }
 
 /*
- * Tell the reaper that [w->start, w->at) (or the part since the last call)
- * holds only packets of one descriptor each, all of user: it then takes
- * their cookies without walking the packet entries. Dedicated engine,
- * before hfi_sdma_ded_publish(). Counters never go back (a recovery
+ * Tell the reaper that descriptors [from, to) hold only packets of one
+ * descriptor each, all of user: it then takes their cookies without
+ * walking the packet entries. A range that goes on from the last one, of
+ * the same user, extends it. Dedicated engine, before hfi_sdma_ded_publish(). Counters never go back (a recovery
  * restarts past them), so a range stays true until it is reaped.
  */
 static inline void
@@ -567,7 +567,7 @@ hfi_sdma_reap_x(struct hfi_sdma *e, void **cookies, unsigned int max, bool *plai
 	uint32_t mask;
 	unsigned int n, i, spins = 0;
 	uint64_t run = 0;
-	bool one_user;
+	bool one_user, from_plain;
 
 	c = __atomic_load_n(&e->cons_head, __ATOMIC_ACQUIRE);
 	do {
@@ -602,34 +602,28 @@ hfi_sdma_reap_x(struct hfi_sdma *e, void **cookies, unsigned int max, bool *plai
 		pkts = e->pkts;
 		mask = e->mask;
 		one_user = true;
-		if (!shared && end >= e->plain_lo && end < e->plain_hi) {
+		from_plain = !shared && end >= e->plain_lo && end < e->plain_hi;
+		if (from_plain) {
 			/* One descriptor each, one user (hfi_sdma_ded_plain()): no walk. */
 			uint64_t lim = hw < e->plain_hi ? hw : e->plain_hi;
 
 			n = lim <= end ? 0 : lim - end < max ? (unsigned int)(lim - end) : max;
 			for (i = 0; i < n; i++)
 				cookies[i] = pkts[(end + i) & mask].cookie;
-			if (n == 0)
-				return 0;
 			u = e->plain_user;
-			e->cons_head = end + n;
 			end += n;
-			if (plain != NULL)
-				*plain = true;
-			break;
-		}
-		if (plain != NULL)
-			*plain = false;
-		u = pkts[end & mask].user;
-		for (n = 0; n < max; n++) {
-			const struct hfi_sdma_pkt *p = &pkts[end & mask];
-			uint32_t nd = p->ndesc;
+		} else {
+			u = pkts[end & mask].user;
+			for (n = 0; n < max; n++) {
+				const struct hfi_sdma_pkt *p = &pkts[end & mask];
+				uint32_t nd = p->ndesc;
 
-			if (nd - 1 >= SDMA_MAX_DESC_PER_PKT || end + nd > hw)
-				break;
-			cookies[n] = p->cookie;
-			one_user &= p->user == u;
-			end += nd;
+				if (nd - 1 >= SDMA_MAX_DESC_PER_PKT || end + nd > hw)
+					break;
+				cookies[n] = p->cookie;
+				one_user &= p->user == u;
+				end += nd;
+			}
 		}
 		if (n == 0)
 			return 0;
@@ -639,6 +633,8 @@ hfi_sdma_reap_x(struct hfi_sdma *e, void **cookies, unsigned int max, bool *plai
 		}
 	} while (!__atomic_compare_exchange_n(&e->cons_head, &c, end, true, __ATOMIC_ACQUIRE,
 					      __ATOMIC_ACQUIRE));
+	if (plain != NULL)
+		*plain = from_plain;
 	start = c;
 	if (one_user) {
 		hfi_sdma_user_done(u, n, shared);

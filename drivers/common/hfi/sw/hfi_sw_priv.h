@@ -342,18 +342,18 @@ dma_va_whole(struct hfi_sw *sw, struct hfi_dma_window *w, uint64_t iova, size_t 
 	return va != NULL && w->len != 0 ? va : NULL;
 }
 
+/* Whether the memory map is still generation gen of the table of w, a window set up once. */
+static inline bool
+dma_gen_same(const struct hfi_dma_window *w, uint32_t gen)
+{
+	return atomic_load_explicit(w->gen_p, memory_order_acquire) == gen;
+}
+
 /* Whether a range dma_va_whole() resolved in map gen is still good. */
 static inline bool
 dma_whole_ok(const struct hfi_dma_window *w, const uint8_t *va, uint32_t gen)
 {
-	return va != NULL && atomic_load_explicit(w->gen_p, memory_order_acquire) == gen;
-}
-
-/* Whether the memory map is still generation gen of the window's table. */
-static inline bool
-dma_gen_same(const struct hfi_dma_window *w, uint32_t gen)
-{
-	return w->gen_p != NULL && atomic_load_explicit(w->gen_p, memory_order_acquire) == gen;
+	return va != NULL && dma_gen_same(w, gen);
 }
 
 static inline uint32_t
