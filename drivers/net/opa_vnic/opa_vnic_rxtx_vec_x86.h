@@ -63,29 +63,40 @@ vec_load32(const uint8_t *p)
 /*
  * The field computations shared by all widths (W: "" for 128 bits, 256,
  * 512). From the transposed decisions dlid, len, b (sc | vl << 8 | rc << 16
- * | entropy << 24) and the template registers t0..t4, the row registers
- * pbc, h0..h4.
+ * | entropy << 24) and the template v (struct vec_tx_tmpl*), the row
+ * registers pbc, h0..h3 (h4 is the template's). The bit fields are moved
+ * with one shift and one mask each, and pbc_clear is folded into the PBC's
+ * masks by the template: fewer operations than opa_vnic_pbc() and
+ * opa_vnic_tx_hdr_write() spelt out, the same bits for every input.
  */
-#define VEC_TX_FIELDS(W, SET1, dlid, len, b, t, notclr, pbc, h0, h1, h2, h3) do {	\
-	(pbc) = _mm##W##_and_si##W##_(notclr,					\
-		_mm##W##_or_si##W##_(SET1(OPA_VNIC_PBC_FLAGS),			\
-		_mm##W##_or_si##W##_(						\
-			_mm##W##_slli_epi32(_mm##W##_and_si##W##_(		\
-				_mm##W##_srli_epi32(b, 8), SET1(0xf)), 12),	\
-			_mm##W##_and_si##W##_(_mm##W##_add_epi32(		\
-				_mm##W##_srli_epi32(len, 2), SET1(2)),		\
-				SET1(OPA_VNIC_PBC_LEN_MASK)))));		\
-	(h0) = _mm##W##_or_si##W##_(t[0],					\
+#define VEC_TX_FIELDS(W, SET1, dlid, len, b, v, pbc, h0, h1, h2, h3) do {		\
+	(pbc) = _mm##W##_or_si##W##_((v)->pbc_flags, _mm##W##_or_si##W##_(		\
+		_mm##W##_and_si##W##_(_mm##W##_slli_epi32(b, 4), (v)->pbc_vl),	\
+		_mm##W##_and_si##W##_(_mm##W##_add_epi32(_mm##W##_srli_epi32(len, 2),	\
+			SET1(OPA_VNIC_PBC_LEN / 4)), (v)->pbc_len)));			\
+	(h0) = _mm##W##_or_si##W##_((v)->t[0],					\
 		_mm##W##_slli_epi32(_mm##W##_srli_epi32(len, 3), 20));		\
-	(h1) = _mm##W##_or_si##W##_(t[1], _mm##W##_or_si##W##_(		\
-		_mm##W##_and_si##W##_(dlid, SET1(0xfffff)),			\
-		_mm##W##_or_si##W##_(						\
-			_mm##W##_slli_epi32(_mm##W##_and_si##W##_(b, SET1(0xff)), 20), \
-			_mm##W##_slli_epi32(_mm##W##_and_si##W##_(		\
-				_mm##W##_srli_epi32(b, 16), SET1(0xff)), 25))));	\
-	(h2) = _mm##W##_or_si##W##_(t[2],					\
+	(h1) = _mm##W##_or_si##W##_(_mm##W##_or_si##W##_((v)->t[1],			\
+		_mm##W##_and_si##W##_(dlid, SET1(0xfffff))), _mm##W##_or_si##W##_(	\
+		_mm##W##_and_si##W##_(_mm##W##_slli_epi32(b, 20), SET1(0x0ff00000)),	\
+		_mm##W##_and_si##W##_(_mm##W##_slli_epi32(b, 9), SET1(0xfe000000))));	\
+	(h2) = _mm##W##_or_si##W##_((v)->t[2],					\
 		_mm##W##_and_si##W##_(_mm##W##_srli_epi32(dlid, 8), SET1(0xf000)));	\
-	(h3) = _mm##W##_or_si##W##_(t[3], _mm##W##_srli_epi32(b, 24));		\
+	(h3) = _mm##W##_or_si##W##_((v)->t[3], _mm##W##_srli_epi32(b, 24));		\
+} while (0)
+
+/*
+ * A template of any width: the header words, and the PBC's constant flags
+ * and its VL and length masks with pbc_clear already taken out of them.
+ */
+#define VEC_TX_TMPL_INIT(v, SET1, ctx, pbc_clear) do {				\
+	unsigned int i_;								\
+											\
+	for (i_ = 0; i_ < 5; i_++)							\
+		(v)->t[i_] = SET1((ctx)->hdr_tmpl[i_]);				\
+	(v)->pbc_flags = SET1(OPA_VNIC_PBC_FLAGS & ~(pbc_clear));			\
+	(v)->pbc_vl = SET1((OPA_VNIC_VL_MASK << OPA_VNIC_PBC_VL_SHIFT) & ~(pbc_clear)); \
+	(v)->pbc_len = SET1(OPA_VNIC_PBC_LEN_MASK & ~(pbc_clear));			\
 } while (0)
 
 /* Intrinsic names differ: _mm_and_si128 vs _mm256_and_si256. */
@@ -102,44 +113,45 @@ vec_load32(const uint8_t *p)
 
 struct vec_tx_tmpl128 {
 	__m128i t[5];
-	__m128i notclr;
+	__m128i pbc_flags, pbc_vl, pbc_len;
 };
 
 VEC_INLINE void
 vec_tx_tmpl128_init(struct vec_tx_tmpl128 *v, const struct opa_vnic_tx_ctx *ctx,
 		    uint32_t pbc_clear)
 {
-	unsigned int i;
+	VEC_TX_TMPL_INIT(v, VEC_SET1_128, ctx, pbc_clear);
+}
 
-	for (i = 0; i < 5; i++)
-		v->t[i] = _mm_set1_epi32((int)ctx->hdr_tmpl[i]);
-	v->notclr = _mm_set1_epi32((int)~pbc_clear);
+/* One packet's 28 bytes from its two rows. */
+VEC_INLINE void
+vec_tx_store(uint8_t *p, __m128i a, __m128i b)
+{
+	_mm_storeu_si128((__m128i *)p, a);
+	_mm_storeu_si128((__m128i *)(p + 12), b);
 }
 
 VEC_INLINE void
 vec_tx_build4(const struct vec_tx_tmpl128 *v, const struct opa_vnic_tx_decision *d,
 	      uint8_t *const *dst)
 {
+	/* Read before any store: a store through uint8_t * could alias dst[]. */
+	uint8_t *p0 = dst[0], *p1 = dst[1], *p2 = dst[2], *p3 = dst[3];
 	__m128i dlid = _mm_loadu_si128((const __m128i *)&d[0]);
 	__m128i len = _mm_loadu_si128((const __m128i *)&d[1]);
 	__m128i b = _mm_loadu_si128((const __m128i *)&d[2]);
 	__m128i pad = _mm_loadu_si128((const __m128i *)&d[3]);
 	__m128i pbc, zero = _mm_setzero_si128(), h0, h1, h1b, h2, h3, h4 = v->t[4];
-	unsigned int k;
 
 	VEC_TRANSPOSE4(, dlid, len, b, pad);
-	VEC_TX_FIELDS(, VEC_SET1_128, dlid, len, b, v->t, v->notclr, pbc, h0, h1, h2, h3);
+	VEC_TX_FIELDS(, VEC_SET1_128, dlid, len, b, v, pbc, h0, h1, h2, h3);
 	h1b = h1;
 	VEC_TRANSPOSE4(, pbc, zero, h0, h1);
 	VEC_TRANSPOSE4(, h1b, h2, h3, h4);
-	{
-		__m128i ra[4] = { pbc, zero, h0, h1 }, rb[4] = { h1b, h2, h3, h4 };
-
-		for (k = 0; k < 4; k++) {
-			_mm_storeu_si128((__m128i *)dst[k], ra[k]);
-			_mm_storeu_si128((__m128i *)(dst[k] + 12), rb[k]);
-		}
-	}
+	vec_tx_store(p0, pbc, h1b);
+	vec_tx_store(p1, zero, h2);
+	vec_tx_store(p2, h0, h3);
+	vec_tx_store(p3, h1, h4);
 }
 
 /*
@@ -233,18 +245,22 @@ vec_rx_parse4(const uint64_t *rhf, const uint8_t *const *hdr, const uint8_t *tai
 
 struct vec_tx_tmpl256 {
 	__m256i t[5];
-	__m256i notclr;
+	__m256i pbc_flags, pbc_vl, pbc_len;
 };
 
 VEC_INLINE void
 vec_tx_tmpl256_init(struct vec_tx_tmpl256 *v, const struct opa_vnic_tx_ctx *ctx,
 		    uint32_t pbc_clear)
 {
-	unsigned int i;
+	VEC_TX_TMPL_INIT(v, VEC_SET1_256, ctx, pbc_clear);
+}
 
-	for (i = 0; i < 5; i++)
-		v->t[i] = _mm256_set1_epi32((int)ctx->hdr_tmpl[i]);
-	v->notclr = _mm256_set1_epi32((int)~pbc_clear);
+/* Two packets' 28 bytes from the two lanes of their rows. */
+VEC_INLINE void
+vec_tx_store2(uint8_t *lo, uint8_t *hi, __m256i a, __m256i b)
+{
+	vec_tx_store(lo, _mm256_castsi256_si128(a), _mm256_castsi256_si128(b));
+	vec_tx_store(hi, _mm256_extracti128_si256(a, 1), _mm256_extracti128_si256(b, 1));
 }
 
 /* Lane 0 of row k is packet 2k, lane 1 packet 2k + 1 (two decisions per load). */
@@ -252,31 +268,24 @@ VEC_INLINE void
 vec_tx_build8(const struct vec_tx_tmpl256 *v, const struct opa_vnic_tx_decision *d,
 	      uint8_t *const *dst)
 {
+	/* Read before any store: a store through uint8_t * could alias dst[]. */
+	uint8_t *p0 = dst[0], *p1 = dst[1], *p2 = dst[2], *p3 = dst[3];
+	uint8_t *p4 = dst[4], *p5 = dst[5], *p6 = dst[6], *p7 = dst[7];
 	__m256i dlid = _mm256_loadu_si256((const __m256i *)&d[0]);
 	__m256i len = _mm256_loadu_si256((const __m256i *)&d[2]);
 	__m256i b = _mm256_loadu_si256((const __m256i *)&d[4]);
 	__m256i pad = _mm256_loadu_si256((const __m256i *)&d[6]);
 	__m256i pbc, zero = _mm256_setzero_si256(), h0, h1, h1b, h2, h3, h4 = v->t[4];
-	unsigned int k;
 
 	VEC_TRANSPOSE4(256, dlid, len, b, pad);
-	VEC_TX_FIELDS(256, VEC_SET1_256, dlid, len, b, v->t, v->notclr, pbc, h0, h1, h2, h3);
+	VEC_TX_FIELDS(256, VEC_SET1_256, dlid, len, b, v, pbc, h0, h1, h2, h3);
 	h1b = h1;
 	VEC_TRANSPOSE4(256, pbc, zero, h0, h1);
 	VEC_TRANSPOSE4(256, h1b, h2, h3, h4);
-	{
-		__m256i ra[4] = { pbc, zero, h0, h1 }, rb[4] = { h1b, h2, h3, h4 };
-
-		for (k = 0; k < 4; k++) {
-			_mm_storeu_si128((__m128i *)dst[2 * k], _mm256_castsi256_si128(ra[k]));
-			_mm_storeu_si128((__m128i *)(dst[2 * k] + 12),
-					 _mm256_castsi256_si128(rb[k]));
-			_mm_storeu_si128((__m128i *)dst[2 * k + 1],
-					 _mm256_extracti128_si256(ra[k], 1));
-			_mm_storeu_si128((__m128i *)(dst[2 * k + 1] + 12),
-					 _mm256_extracti128_si256(rb[k], 1));
-		}
-	}
+	vec_tx_store2(p0, p1, pbc, h1b);
+	vec_tx_store2(p2, p3, zero, h2);
+	vec_tx_store2(p4, p5, h0, h3);
+	vec_tx_store2(p6, p7, h1, h4);
 }
 
 #define _mm256_xor_si256_	_mm256_xor_si256
