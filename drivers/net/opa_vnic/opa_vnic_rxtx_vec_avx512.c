@@ -32,8 +32,7 @@ opa_vnic_hdr_build_avx512(const struct opa_vnic_tx_ctx *ctx,
 		opa_vnic_hdr_build_avx2(ctx, d + i, dst + i, n - i, pbc_clear);
 }
 
-#define _mm512_xor_si512_	_mm512_xor_si512
-#define VEC_BLEND512(a, b, m)	_mm512_mask_blend_epi32(_mm512_movepi32_mask(m), a, b)
+#define VEC_MAX512(a, b)	_mm512_max_epi32(a, b)
 #define VEC_CMPEQ512(a, b)	_mm512_movm_epi32(_mm512_cmpeq_epi32_mask(a, b))
 #define VEC_CMPLT512(a, b)	_mm512_movm_epi32(_mm512_cmplt_epi32_mask(a, b))
 
@@ -77,7 +76,7 @@ vec_rx_parse16(const uint64_t *rhf, const uint8_t *const *hdr, const uint8_t *ta
 	unsigned int k;
 
 	VEC_TRANSPOSE4(512, h0, h1, h2, h3);
-	VEC_RX_VERDICT(512, VEC_SET1_512, VEC_BLEND512, VEC_CMPEQ512, VEC_CMPLT512, lo, hi, h0,
+	VEC_RX_VERDICT(512, VEC_SET1_512, VEC_MAX512, VEC_CMPEQ512, VEC_CMPLT512, lo, hi, h0,
 		       h1, h2, t, len, v);
 	VEC_RX_META(512, VEC_SET1_512, len, h2, h3, h4, t, v, m0, m1, m2, m3);
 	VEC_TRANSPOSE4(512, m0, m1, m2, m3);

@@ -155,44 +155,50 @@ vec_tx_build4(const struct vec_tx_tmpl128 *v, const struct opa_vnic_tx_decision 
 }
 
 /*
- * The receive verdicts, lowest priority first: each later one overrides
- * (opa_vnic_rx_parse_one() tests them highest first).
+ * The receive verdict. The codes grow with the priority of their test
+ * (opa_vnic_rx_parse_one() tests the highest first), so the verdict is the
+ * largest code whose condition holds: each condition's code or 0, then a
+ * maximum. The conditions are lanes of all ones or zeros; a test that holds
+ * for a good packet gives its code with an and-not.
  */
-#define VEC_RX_VERDICT(W, SET1, BLEND, CMPEQ, CMPLT, lo, hi, h0, h1, h2, tail, len, v) do { \
-	__typeof__(len) ones_ = CMPEQ(len, len);					\
-	__typeof__(len) z_ = _mm##W##_xor_si##W(ones_, ones_);			\
+#define VEC_RX_VERDICT(W, SET1, MAX, CMPEQ, CMPLT, lo, hi, h0, h1, h2, tail, len, v) do {	\
+	__typeof__(len) z_ = _mm##W##_setzero_si##W();					\
 	__typeof__(len) type_ok_ = CMPEQ(_mm##W##_and_si##W##_(			\
 		_mm##W##_srli_epi32(lo, 12), SET1(0xf)), SET1(12));		\
-	__typeof__(len) hdr_bad_ = _mm##W##_or_si##W##_(CMPLT(len, SET1(OPA_VNIC_HDR_LEN)), \
-		_mm##W##_xor_si##W(ones_, CMPEQ(_mm##W##_and_si##W##_(		\
-			_mm##W##_srli_epi32(h1, 29), SET1(3)), SET1(OPA_VNIC_L2_16B)))); \
+	__typeof__(len) hdr_ok_ = _mm##W##_andnot_si##W(CMPLT(len, SET1(OPA_VNIC_HDR_LEN)), \
+		CMPEQ(_mm##W##_and_si##W##_(_mm##W##_srli_epi32(h1, 29), SET1(3)),	\
+		      SET1(OPA_VNIC_L2_16B)));					\
 	__typeof__(len) eth_ = CMPEQ(_mm##W##_and_si##W##_(h2, SET1(0xff)),		\
 			       SET1(OPA_VNIC_L4_ETHR));				\
 	__typeof__(len) icrc_ = _mm##W##_srai_epi32(hi, 31);				\
-	__typeof__(len) rlen_ = CMPEQ(_mm##W##_and_si##W##_(hi, SET1(1u << 28)),	\
-			       SET1(1u << 28));					\
-	__typeof__(len) rany_ = _mm##W##_xor_si##W(ones_,				\
-		CMPEQ(_mm##W##_srli_epi32(hi, 21), z_));			\
+	__typeof__(len) rlen_ = _mm##W##_srai_epi32(_mm##W##_slli_epi32(hi, 3), 31);	\
+	__typeof__(len) rnone_ = CMPEQ(_mm##W##_srli_epi32(hi, 21), z_);		\
 	__typeof__(len) short_ = CMPLT(len, SET1(OPA_VNIC_MIN_PKT_LEN));		\
-	__typeof__(len) lenmis_ = _mm##W##_xor_si##W(ones_, CMPEQ(len,		\
-		_mm##W##_slli_epi32(_mm##W##_and_si##W##_(			\
-			_mm##W##_srli_epi32(h0, 20), SET1(OPA_VNIC_LEN_MAX)), 3)));	\
-	__typeof__(len) tailbad_ = _mm##W##_xor_si##W(ones_,				\
-		CMPEQ(_mm##W##_and_si##W##_(tail, SET1(0xb8)), z_));		\
-	(v) = BLEND(z_, SET1(OPA_VNIC_RXV_TAIL), tailbad_);			\
-	(v) = BLEND(v, SET1(OPA_VNIC_RXV_LEN), lenmis_);			\
-	(v) = BLEND(v, SET1(OPA_VNIC_RXV_SHORT), short_);			\
-	(v) = BLEND(v, SET1(OPA_VNIC_RXV_RHF), rany_);				\
-	(v) = BLEND(v, SET1(OPA_VNIC_RXV_RHF_LEN), rlen_);			\
-	(v) = BLEND(v, SET1(OPA_VNIC_RXV_ICRC), icrc_);				\
-	(v) = BLEND(SET1(OPA_VNIC_RXV_NOT_ETH), v, eth_);			\
-	(v) = BLEND(v, SET1(OPA_VNIC_RXV_HDR), hdr_bad_);			\
-	(v) = BLEND(SET1(OPA_VNIC_RXV_TYPE), v, type_ok_);			\
+	__typeof__(len) len_ok_ = CMPEQ(len, _mm##W##_slli_epi32(_mm##W##_and_si##W##_(	\
+		_mm##W##_srli_epi32(h0, 20), SET1(OPA_VNIC_LEN_MAX)), 3));	\
+	__typeof__(len) tail_ok_ = CMPEQ(_mm##W##_and_si##W##_(tail, SET1(0xb8)), z_);	\
+	(v) = MAX(_mm##W##_andnot_si##W(tail_ok_, SET1(OPA_VNIC_RXV_TAIL)),		\
+		  _mm##W##_andnot_si##W(len_ok_, SET1(OPA_VNIC_RXV_LEN)));		\
+	(v) = MAX(v, _mm##W##_and_si##W##_(short_, SET1(OPA_VNIC_RXV_SHORT)));	\
+	(v) = MAX(v, _mm##W##_andnot_si##W(rnone_, SET1(OPA_VNIC_RXV_RHF)));		\
+	(v) = MAX(v, _mm##W##_and_si##W##_(rlen_, SET1(OPA_VNIC_RXV_RHF_LEN)));	\
+	(v) = MAX(v, _mm##W##_and_si##W##_(icrc_, SET1(OPA_VNIC_RXV_ICRC)));		\
+	(v) = MAX(v, _mm##W##_andnot_si##W(eth_, SET1(OPA_VNIC_RXV_NOT_ETH)));	\
+	(v) = MAX(v, _mm##W##_andnot_si##W(hdr_ok_, SET1(OPA_VNIC_RXV_HDR)));		\
+	(v) = MAX(v, _mm##W##_andnot_si##W(type_ok_, SET1(OPA_VNIC_RXV_TYPE)));	\
 } while (0)
 
-#define _mm_xor_si	_mm_xor_si128
-#define _mm_xor_si128_	_mm_xor_si128
-#define VEC_BLEND128(a, b, m)	_mm_blendv_epi8(a, b, m)
+_Static_assert(OPA_VNIC_RXV_OK == 0 && OPA_VNIC_RXV_OK < OPA_VNIC_RXV_TAIL &&
+	       OPA_VNIC_RXV_TAIL < OPA_VNIC_RXV_LEN && OPA_VNIC_RXV_LEN < OPA_VNIC_RXV_SHORT &&
+	       OPA_VNIC_RXV_SHORT < OPA_VNIC_RXV_RHF && OPA_VNIC_RXV_RHF < OPA_VNIC_RXV_RHF_LEN &&
+	       OPA_VNIC_RXV_RHF_LEN < OPA_VNIC_RXV_ICRC &&
+	       OPA_VNIC_RXV_ICRC < OPA_VNIC_RXV_NOT_ETH &&
+	       OPA_VNIC_RXV_NOT_ETH < OPA_VNIC_RXV_HDR && OPA_VNIC_RXV_HDR < OPA_VNIC_RXV_TYPE,
+	       "verdict codes grow with their priority");
+
+#define _mm_setzero_si		_mm_setzero_si128
+#define _mm_andnot_si		_mm_andnot_si128
+#define VEC_MAX128(a, b)	_mm_max_epi32(a, b)
 #define VEC_CMPEQ128(a, b)	_mm_cmpeq_epi32(a, b)
 #define VEC_CMPLT128(a, b)	_mm_cmplt_epi32(a, b)
 
@@ -229,7 +235,7 @@ vec_rx_parse4(const uint64_t *rhf, const uint8_t *const *hdr, const uint8_t *tai
 	__m128i v, m0, m1, m2, m3;
 
 	VEC_TRANSPOSE4(, h0, h1, h2, h3);
-	VEC_RX_VERDICT(, VEC_SET1_128, VEC_BLEND128, VEC_CMPEQ128, VEC_CMPLT128, lo, hi, h0, h1,
+	VEC_RX_VERDICT(, VEC_SET1_128, VEC_MAX128, VEC_CMPEQ128, VEC_CMPLT128, lo, hi, h0, h1,
 		       h2, t, len, v);
 	VEC_RX_META(, VEC_SET1_128, len, h2, h3, h4, t, v, m0, m1, m2, m3);
 	VEC_TRANSPOSE4(, m0, m1, m2, m3);
@@ -288,8 +294,7 @@ vec_tx_build8(const struct vec_tx_tmpl256 *v, const struct opa_vnic_tx_decision 
 	vec_tx_store2(p6, p7, h1, h4);
 }
 
-#define _mm256_xor_si256_	_mm256_xor_si256
-#define VEC_BLEND256(a, b, m)	_mm256_blendv_epi8(a, b, m)
+#define VEC_MAX256(a, b)	_mm256_max_epi32(a, b)
 #define VEC_CMPEQ256(a, b)	_mm256_cmpeq_epi32(a, b)
 #define VEC_CMPLT256(a, b)	_mm256_cmpgt_epi32(b, a)
 
@@ -327,7 +332,7 @@ vec_rx_parse8(const uint64_t *rhf, const uint8_t *const *hdr, const uint8_t *tai
 	__m256i v, m0, m1, m2, m3;
 
 	VEC_TRANSPOSE4(256, h0, h1, h2, h3);
-	VEC_RX_VERDICT(256, VEC_SET1_256, VEC_BLEND256, VEC_CMPEQ256, VEC_CMPLT256, lo, hi, h0,
+	VEC_RX_VERDICT(256, VEC_SET1_256, VEC_MAX256, VEC_CMPEQ256, VEC_CMPLT256, lo, hi, h0,
 		       h1, h2, t, len, v);
 	VEC_RX_META(256, VEC_SET1_256, len, h2, h3, h4, t, v, m0, m1, m2, m3);
 	VEC_TRANSPOSE4(256, m0, m1, m2, m3);
