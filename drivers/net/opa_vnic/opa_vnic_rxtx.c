@@ -908,9 +908,11 @@ tx_count_sent(struct opa_vnic_burst_acc *acc, const struct tx_pkt *t, uint32_t l
  * opa_vnic_tx_decide_fast() decides them and room (descriptors, slots)
  * lasts: what tx_accept() and tx_write() do to them, without the record
  * between them or their tests one by one, the ring's writer and the
- * classes in registers. Returns the frames taken; *full when the next one
- * had no room. Their kernel and DPDK bytes are added to *bytes (each 60 or
- * more), the packets counted by the caller.
+ * classes in registers. Returns the frames taken; *full when room ran out
+ * first (the frames after it are not looked at: room bounds the loop,
+ * which keeps a test and a live value out of each frame's work). Their
+ * kernel and DPDK bytes are added to *bytes (each 60 or more), the packets
+ * counted by the caller.
  */
 static __rte_always_inline unsigned int
 tx_plain_run(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_mbuf **pkts,
@@ -923,9 +925,10 @@ tx_plain_run(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_m
 	struct hfi_sdma_user *user = &q->user;
 	uint32_t mcast = 0, vlans = 0;
 	uint64_t sum = 0;
-	unsigned int j;
+	unsigned int j, lim;
 
-	for (j = 0; j < n; j++) {
+	lim = RTE_MIN(n, room);
+	for (j = 0; j < lim; j++) {
 		struct rte_mbuf *m = pkts[j];
 		struct opa_vnic_tx_decision dk;
 		uint32_t len;
@@ -943,10 +946,6 @@ tx_plain_run(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_m
 						      (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH) ?
 						      &m->hash.rss : NULL, &dk, &vlan)))
 			break;
-		if (unlikely(j >= room)) {
-			*full = true;
-			break;
-		}
 		d[j] = dk;
 		memcpy(f + len, tx_tail[dk.pad], OPA_VNIC_TAIL_STORE);
 		hfi_sdma_wr_pkt1(&w, rte_pktmbuf_iova(m) - OPA_VNIC_HDR_ROOM,
@@ -958,6 +957,8 @@ tx_plain_run(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_m
 		sum += len;
 		dst[j] = f - OPA_VNIC_HDR_ROOM;
 	}
+	/* Room ran out before the frames did: the burst ends here. */
+	*full = j == room && j < n;
 	hfi_sdma_ded_plain(q->sdma, wp->at, w.at, user);
 	wp->at = w.at;
 	acc->mcast += mcast;
