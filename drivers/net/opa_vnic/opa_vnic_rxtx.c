@@ -936,7 +936,7 @@ tx_plain_run(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_m
 		bool vlan;
 
 		/* The next frame's headers, while this one is decided. */
-		if (j + 1 < n)
+		if (j + 1 < lim)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[j + 1], void *));
 		if (!tx_plain(m))
 			break;
@@ -946,13 +946,14 @@ tx_plain_run(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_m
 						      (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH) ?
 						      &m->hash.rss : NULL, &dk, &vlan)))
 			break;
+		/* Before the stores: f[0] as the decision read it. */
+		mcast += f[0] & 1;
 		d[j] = dk;
 		memcpy(f + len, tx_tail[dk.pad], OPA_VNIC_TAIL_STORE);
 		hfi_sdma_wr_pkt1(&w, rte_pktmbuf_iova(m) - OPA_VNIC_HDR_ROOM,
 				 OPA_VNIC_HDR_ROOM + len + dk.pad + OPA_VNIC_ICRC_TAIL_LEN, m,
 				 user);
 		acc->size[opa_vnic_size_bucket(len)]++;
-		mcast += f[0] & 1;
 		vlans += vlan;
 		sum += len;
 		dst[j] = f - OPA_VNIC_HDR_ROOM;
