@@ -1401,6 +1401,7 @@ struct rx_cut {
 	bool icrc_insert;
 	bool icrc_corrupt;
 	unsigned int ctxt;
+	uint32_t dlid;		/* the LRH's, as the sender read it to route the packet */
 };
 
 /*
@@ -1415,7 +1416,7 @@ rx_deliver_16b(struct hfi_sw *sw, const uint8_t *pkt, uint32_t len, const uint32
 {
 	const struct sw_rx_cfg *rxc = &sw->rxc;
 	struct fab_port *port = sw->port;
-	uint32_t dlid = hfi_16b_dlid(pkt);
+	uint32_t dlid = cut != NULL ? cut->dlid : hfi_16b_dlid(pkt);
 	struct rx_pkt p = { .pkt = pkt, .len = len,
 			    .rhf = (uint64_t)RHF_RCV_TYPE_BYPASS << RHF_RCV_TYPE_SHIFT };
 	unsigned int ctxt;
@@ -1750,7 +1751,7 @@ sdma_cut(struct hfi_sw *sw, struct sw_sdma *e, const struct sw_run *run,
 	const uint8_t *pkt = (const uint8_t *)fr->f[0].va + PBC_SIZE;
 	uint32_t len = fr->total - PBC_SIZE, avail;
 	uint64_t ctrl;
-	struct rx_cut cut = { .fr = fr };
+	struct rx_cut cut = { .fr = fr, .dlid = run->dlid };
 	struct hfi_sw *rx;
 	bool beyond = false;
 
