@@ -1205,10 +1205,9 @@ rx_copy_frags(const struct rx_pkt *p, uint8_t *egr, uint8_t *ent, uint32_t hdr_n
 {
 	const struct sw_frags *fr = p->fr;
 	uint32_t slot = (uint32_t)hfi_icrc_offset(p->len), crc = HFI_CRC32_INIT, icrc;
-	/* The slot's bytes lie in the eager copy, and the header holds none of them. */
-	bool slot_egr = egr != NULL && slot >= p->skip && slot >= hdr_n;
 	uint8_t b[sizeof(icrc)];
 	unsigned int k;
+	bool slot_egr;
 
 	if (p->skip == 0 && egr != NULL && fr->n == 1 && slot >= SW_CRC32_BLOCK) {
 		/*
@@ -1252,6 +1251,8 @@ rx_copy_frags(const struct rx_pkt *p, uint8_t *egr, uint8_t *ent, uint32_t hdr_n
 			crc = frags_copy(fr, p->skip, p->len, egr, crc, slot);
 	}
 	crc = hfi_crc32_final(crc);
+	/* The slot's bytes lie in the eager copy, and the header holds none of them. */
+	slot_egr = egr != NULL && slot >= p->skip && slot >= hdr_n;
 	/* The HFI's ICRC, not corrupted, into the eager copy: what the PMD sends. */
 	if (slot_egr && p->icrc_insert && !p->icrc_corrupt) {
 		memcpy(egr + (slot - p->skip), &crc, sizeof(crc));
