@@ -877,8 +877,9 @@ tx_write(struct opa_vnic_txq *q, const struct tx_pkt *t, const struct opa_vnic_t
  * A frame tx_accept() would take as one fragment with its header in the
  * headroom and its trailer in the tailroom, whatever its bytes decide: one
  * direct segment nobody else references, the header's room before it, the
- * trailer's store after it, all within the engine's addresses, 60 bytes
- * or more. Tested together, one branch (tx_burst()'s plain frames).
+ * trailer's store after it, all within the engine's addresses. Tested
+ * together, one branch (tx_plain_run()). Its length of 60 bytes or more is
+ * opa_vnic_tx_decide_fast()'s first test, which follows: not tested twice.
  */
 static __rte_always_inline bool
 tx_plain(const struct rte_mbuf *m)
@@ -887,8 +888,7 @@ tx_plain(const struct rte_mbuf *m)
 	uint64_t end = rte_pktmbuf_iova(m) + len + OPA_VNIC_TAIL_STORE;
 
 	return (m->nb_segs == 1) & RTE_MBUF_DIRECT(m) & (rte_mbuf_refcnt_read(m) == 1) &
-	       (m->pkt_len == len) & (len >= OPA_VNIC_MIN_FRAME_LEN) &
-	       (m->data_off >= OPA_VNIC_HDR_ROOM) &
+	       (m->pkt_len == len) & (m->data_off >= OPA_VNIC_HDR_ROOM) &
 	       ((uint32_t)m->buf_len >= (uint32_t)m->data_off + len + OPA_VNIC_TAIL_STORE) &
 	       ((end & ~SDMA_DESC0_PHY_ADDR_MASK) == 0);
 }
