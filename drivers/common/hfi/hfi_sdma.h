@@ -432,8 +432,9 @@ hfi_sdma_ded_begin(const struct hfi_sdma *e, struct hfi_sdma_wr *w)
  * Tell the reaper that descriptors [from, to) hold only packets of one
  * descriptor each, all of user: it then takes their cookies without
  * walking the packet entries. A range that goes on from the last one, of
- * the same user, extends it. Dedicated engine, before hfi_sdma_ded_publish(). Counters never go back (a recovery
- * restarts past them), so a range stays true until it is reaped.
+ * the same user, extends it. Dedicated engine, before
+ * hfi_sdma_ded_publish(). Counters never go back (a recovery restarts past
+ * them), so a range stays true until it is reaped.
  */
 static inline void
 hfi_sdma_ded_plain(struct hfi_sdma *e, uint64_t from, uint64_t to, struct hfi_sdma_user *user)

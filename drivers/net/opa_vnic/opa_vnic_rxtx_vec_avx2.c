@@ -14,20 +14,7 @@ opa_vnic_hdr_build_avx2(const struct opa_vnic_tx_ctx *ctx,
 			const struct opa_vnic_tx_decision *d, uint8_t *const *dst,
 			unsigned int n, uint32_t pbc_clear)
 {
-	struct vec_tx_tmpl256 v;
-	struct vec_tx_tmpl128 v4;
-	unsigned int i = 0;
-
-	vec_tx_tmpl256_init(&v, ctx, pbc_clear);
-	for (; i + 8 <= n; i += 8)
-		vec_tx_build8(&v, d + i, dst + i);
-	if (i + 4 <= n) {
-		vec_tx_tmpl128_init(&v4, ctx, pbc_clear);
-		vec_tx_build4(&v4, d + i, dst + i);
-		i += 4;
-	}
-	for (; i < n; i++)
-		opa_vnic_hdr_build_one(ctx, &d[i], dst[i], pbc_clear);
+	vec_tx_build_burst256(ctx, d, dst, n, pbc_clear);
 }
 
 void

@@ -22,14 +22,7 @@ opa_vnic_hdr_build_avx512(const struct opa_vnic_tx_ctx *ctx,
 			  const struct opa_vnic_tx_decision *d, uint8_t *const *dst,
 			  unsigned int n, uint32_t pbc_clear)
 {
-	struct vec_tx_tmpl256 v;
-	unsigned int i = 0;
-
-	VEC_TX_TMPL_INIT(&v, VEC_SET1_256, ctx, pbc_clear);
-	for (; i + 8 <= n; i += 8)
-		vec_tx_build8(&v, d + i, dst + i);
-	if (i < n)
-		opa_vnic_hdr_build_avx2(ctx, d + i, dst + i, n - i, pbc_clear);
+	vec_tx_build_burst256(ctx, d, dst, n, pbc_clear);
 }
 
 #define VEC_MAX512(a, b)	_mm512_max_epi32(a, b)

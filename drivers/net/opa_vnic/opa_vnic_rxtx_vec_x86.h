@@ -294,6 +294,31 @@ vec_tx_build8(const struct vec_tx_tmpl256 *v, const struct opa_vnic_tx_decision 
 	vec_tx_store2(p6, p7, h1, h4);
 }
 
+/*
+ * A burst's headers with the 256-bit core, the remainder by the 128-bit one
+ * and the scalar step: the AVX2 level, and the AVX-512 level built with its
+ * own flags (opa_vnic_rxtx_vec_avx512.c says why it keeps this core).
+ */
+VEC_INLINE void
+vec_tx_build_burst256(const struct opa_vnic_tx_ctx *ctx, const struct opa_vnic_tx_decision *d,
+		      uint8_t *const *dst, unsigned int n, uint32_t pbc_clear)
+{
+	struct vec_tx_tmpl256 v;
+	struct vec_tx_tmpl128 v4;
+	unsigned int i = 0;
+
+	vec_tx_tmpl256_init(&v, ctx, pbc_clear);
+	for (; i + 8 <= n; i += 8)
+		vec_tx_build8(&v, d + i, dst + i);
+	if (i + 4 <= n) {
+		vec_tx_tmpl128_init(&v4, ctx, pbc_clear);
+		vec_tx_build4(&v4, d + i, dst + i);
+		i += 4;
+	}
+	for (; i < n; i++)
+		opa_vnic_hdr_build_one(ctx, &d[i], dst[i], pbc_clear);
+}
+
 #define VEC_MAX256(a, b)	_mm256_max_epi32(a, b)
 #define VEC_CMPEQ256(a, b)	_mm256_cmpeq_epi32(a, b)
 #define VEC_CMPLT256(a, b)	_mm256_cmpgt_epi32(b, a)

@@ -51,7 +51,7 @@ opa_vnic_tx_decide_fast(const struct opa_vnic_tx_ctx *ctx,
 	enum opa_vnic_rc_class cls = OPA_VNIC_RC_DEFAULT;
 	unsigned int idx;
 	uint16_t type;
-	uint8_t proto, entropy;
+	uint8_t proto = 0, entropy;
 	uint32_t w12, w20;
 	uint64_t h = 0;
 
@@ -70,8 +70,9 @@ opa_vnic_tx_decide_fast(const struct opa_vnic_tx_ctx *ctx,
 	 */
 	w12 = opa_vnic_get_le32(f + 12);
 	w20 = opa_vnic_get_le32(f + 20);
-	proto = (uint8_t)(w20 >> 24);
-	if ((w12 & 0xffffff) == 0x450008 && (w20 & 0xff3f) == 0 && (proto == 6 || proto == 17)) {
+	if ((w12 & 0xffffff) == 0x450008 && (w20 & 0xff3f) == 0 &&
+	    (w20 >> 24 == 6 || w20 >> 24 == 17)) {
+		proto = (uint8_t)(w20 >> 24);
 		*vlan = false;
 		if (rss == NULL) {
 			h = opa_vnic_flow_step(proto, opa_vnic_flow_load64(f + 26));
@@ -84,7 +85,6 @@ opa_vnic_tx_decide_fast(const struct opa_vnic_tx_ctx *ctx,
 					  proto == 6 ? OPA_VNIC_RC_IPV4_TCP : OPA_VNIC_RC_IPV4_UDP,
 					  opa_vnic_entropy(hash), d) == OPA_VNIC_OK;
 	}
-	proto = 0;
 	type = opa_vnic_fast_be16(f + 12);
 	*vlan = type == 0x8100;
 	idx = opa_vnic_fast_is_tag(type) ? (unsigned int)(f[14] >> 5) : OPA_VNIC_TX_UNTAGGED;
