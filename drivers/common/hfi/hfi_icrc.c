@@ -65,52 +65,27 @@ crc32_slice8_copy(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
 #if defined(__x86_64__) && defined(HFI_CRC32_PCLMUL)
 #include <immintrin.h>
 
-/*
- * Folding constants (hfi_icrc_vec.h): four-block fold, one-block fold,
- * 64 -> 32 bit fold, and the polynomial with its Barrett quotient.
- */
+/* Four-block fold and one-block fold (hfi_icrc_vec.h). */
 static const uint64_t fold4[2] __attribute__((aligned(16))) = {
 	HFI_CRC32_K512_LO, HFI_CRC32_K512_HI };
 static const uint64_t fold1[2] __attribute__((aligned(16))) = {
 	HFI_CRC32_K128_LO, HFI_CRC32_K128_HI };
-static const uint64_t fold64[2] __attribute__((aligned(16))) = {
-	UINT64_C(0x163cd6124), 0 };
-static const uint64_t barrett[2] __attribute__((aligned(16))) = {
-	UINT64_C(0x1db710641), UINT64_C(0x1f7011641) };
 
-/*
- * PSHUFB masks for the last partial block: 16 bytes loaded at offset 16 + r
- * move a register's bytes down by r (zeros above), at offset r move its first
- * r bytes to the top (zeros below).
- */
-static const uint8_t shift_tbl[48] __attribute__((aligned(16))) = {
+uint32_t
+hfi_crc32_small(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
+{
+	if (dst != NULL)
+		memcpy(dst, p, len);
+	return crc32_slice8(crc, p, len);
+}
+
+const uint8_t hfi_crc32_shift_tbl[48] __attribute__((aligned(16))) = {
 	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
 	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
 	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
 	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
 	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
 };
-
-__attribute__((target("sse4.1")))
-static inline __m128i
-load16(const void *p)
-{
-	__m128i v;
-
-	memcpy(&v, p, sizeof(v));	/* an unaligned load */
-	return v;
-}
-
-/* acc = acc.lo * k.lo ^ acc.hi * k.hi ^ data */
-__attribute__((target("pclmul,sse4.1")))
-static inline __m128i
-fold_block(__m128i acc, __m128i k, __m128i data)
-{
-	__m128i lo = _mm_clmulepi64_si128(acc, k, 0x00);
-	__m128i hi = _mm_clmulepi64_si128(acc, k, 0x11);
-
-	return _mm_xor_si128(_mm_xor_si128(hi, lo), data);
-}
 
 /*
  * Four 128-bit lanes over the first len & ~63 bytes (len >= 64), stored at
@@ -131,102 +106,43 @@ crc32_fold4(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
 	dst = hfi_crc32_skip(dst, 64);
 	len -= 64;
 	while (len >= 64) {
-		a0 = fold_block(a0, k, hfi_crc32_take16(p, dst, 0));
-		a1 = fold_block(a1, k, hfi_crc32_take16(p, dst, 16));
-		a2 = fold_block(a2, k, hfi_crc32_take16(p, dst, 32));
-		a3 = fold_block(a3, k, hfi_crc32_take16(p, dst, 48));
+		a0 = hfi_crc32_fold16(a0, k, hfi_crc32_take16(p, dst, 0));
+		a1 = hfi_crc32_fold16(a1, k, hfi_crc32_take16(p, dst, 16));
+		a2 = hfi_crc32_fold16(a2, k, hfi_crc32_take16(p, dst, 32));
+		a3 = hfi_crc32_fold16(a3, k, hfi_crc32_take16(p, dst, 48));
 		p += 64;
 		dst = hfi_crc32_skip(dst, 64);
 		len -= 64;
 	}
 	/* Each lane moved to the last one's place at once: one multiply deep. */
 	k = _mm_load_si128((const __m128i *)fold1);
-	a0 = fold_block(a0, _mm_set_epi64x((long long)HFI_CRC32_K384_HI,
-					   (long long)HFI_CRC32_K384_LO), a3);
-	a1 = fold_block(a1, _mm_set_epi64x((long long)HFI_CRC32_K256_HI,
-					   (long long)HFI_CRC32_K256_LO), a0);
-	return fold_block(a2, k, a1);
-}
-
-/*
- * Finish a CRC: a0 is congruent to the bytes before p, and at least 16
- * bytes of the buffer precede p (they were folded into a0). The remaining
- * len bytes are folded in, the last 1-15 of them through a shifted load
- * (the 16 bytes ending at p + len, lined up with a0's shifted bytes), and
- * the 128-bit remainder is reduced to the 32-bit CRC. With dst (the copy
- * of the bytes before p ends there), the len bytes are copied too: the
- * shifted load is stored where it came from, over bytes already copied.
- */
-__attribute__((target("pclmul,sse4.1")))
-static uint32_t
-crc32_finish(__m128i a0, uint8_t *dst, const uint8_t *p, size_t len)
-{
-	const __m128i mask32 = _mm_setr_epi32(-1, 0, -1, 0);
-	__m128i k = _mm_load_si128((const __m128i *)fold1);
-	__m128i t;
-
-	while (len >= 16) {
-		a0 = fold_block(a0, k, hfi_crc32_take16(p, dst, 0));
-		p += 16;
-		dst = hfi_crc32_skip(dst, 16);
-		len -= 16;
-	}
-	if (len != 0) {
-		/*
-		 * a0 followed by len bytes: a0's first len bytes, alone at the top
-		 * of a block, are folded onto the 16 bytes after them (a0's other
-		 * bytes, then the tail).
-		 */
-		__m128i shr = load16(shift_tbl + 16 + len);
-		__m128i head = _mm_shuffle_epi8(a0, load16(shift_tbl + len));
-		__m128i last = hfi_crc32_take16(p + len - 16, dst != NULL ? dst + len - 16 : NULL, 0);
-		__m128i rest = _mm_blendv_epi8(_mm_shuffle_epi8(a0, shr), last, shr);
-
-		a0 = fold_block(head, k, rest);
-	}
-	/* 128 -> 64 bits */
-	t = _mm_clmulepi64_si128(a0, k, 0x10);
-	a0 = _mm_xor_si128(_mm_srli_si128(a0, 8), t);
-	/* 64 -> 32 bits */
-	k = _mm_loadl_epi64((const __m128i *)fold64);
-	t = _mm_srli_si128(a0, 4);
-	a0 = _mm_clmulepi64_si128(_mm_and_si128(a0, mask32), k, 0x00);
-	a0 = _mm_xor_si128(a0, t);
-	/* Barrett reduction */
-	k = _mm_load_si128((const __m128i *)barrett);
-	t = _mm_clmulepi64_si128(_mm_and_si128(a0, mask32), k, 0x10);
-	t = _mm_clmulepi64_si128(_mm_and_si128(t, mask32), k, 0x00);
-	a0 = _mm_xor_si128(a0, t);
-	return (uint32_t)_mm_extract_epi32(a0, 1);
+	a0 = hfi_crc32_fold16(a0, _mm_set_epi64x((long long)HFI_CRC32_K384_HI,
+						 (long long)HFI_CRC32_K384_LO), a3);
+	a1 = hfi_crc32_fold16(a1, _mm_set_epi64x((long long)HFI_CRC32_K256_HI,
+						 (long long)HFI_CRC32_K256_LO), a0);
+	return hfi_crc32_fold16(a2, k, a1);
 }
 
 /*
  * 128-bit lanes, the bytes stored at dst as they are folded when copy:
- * every byte loaded once, no second pass and no call for the copy. Below
- * 16 bytes there is no block to fold: the tables.
+ * every byte loaded once, no second pass and no call for the copy. Four
+ * lanes for long messages, one block at a time for short ones; below 16
+ * bytes there is no block to fold: the tables.
  */
 __attribute__((target("pclmul,sse4.1")))
 static inline __attribute__((always_inline)) uint32_t
 crc32_pclmul_x(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len, const bool copy)
 {
-	size_t n;
-	__m128i a0;
+	size_t n = len & ~(size_t)63;
 
 	if (!copy)
 		dst = NULL;
-	if (len < 16) {
-		if (copy)
-			memcpy(dst, p, len);
-		return crc32_slice8(crc, p, len);
-	}
-	if (len >= 64) {
-		n = len & ~(size_t)63;
-		a0 = crc32_fold4(crc, dst, p, n);
-	} else {
-		n = 16;
-		a0 = _mm_xor_si128(hfi_crc32_take16(p, dst, 0), _mm_cvtsi32_si128((int)crc));
-	}
-	return crc32_finish(a0, copy ? dst + n : NULL, p + n, len - n);
+	if (len < 16)
+		return hfi_crc32_small(crc, dst, p, len);
+	if (len < HFI_CRC32_WIDE_MIN)
+		return hfi_crc32_short128(crc, dst, p, len);
+	return hfi_crc32_finish(crc32_fold4(crc, dst, p, n), hfi_crc32_skip(dst, n), p + n,
+				len - n);
 }
 
 __attribute__((target("pclmul,sse4.1")))
@@ -240,71 +156,11 @@ __attribute__((target("pclmul,sse4.1")))
 static uint32_t
 crc32_pclmul_copy(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
 {
+	if (dst == NULL)
+		__builtin_unreachable();	/* never: lets the copy's stores go untested */
 	return crc32_pclmul_x(crc, dst, p, len, true);
 }
 
-#if defined(HFI_CRC32_VPCLMUL_AVX2) || defined(HFI_CRC32_VPCLMUL_AVX512)
-/* A wide fold for 64 bytes and more, down to 128 bits and finished here. */
-__attribute__((target("pclmul,sse4.1")))
-static inline uint32_t
-crc32_wide(uint32_t crc, const uint8_t *p, size_t len,
-	   __m128i (*fold)(uint32_t crc, const uint8_t *p, size_t len))
-{
-	size_t n = len & ~(size_t)15;
-
-	if (len < 64)
-		return crc32_pclmul(crc, p, len);
-	return crc32_finish(fold(crc, p, len), NULL, p + n, len - n);
-}
-
-/*
- * The same while copying: the wide fold stores what it loads, the finish
- * the last 0-15 bytes. Below the 64 bytes a wide fold takes, 128-bit lanes.
- */
-__attribute__((target("pclmul,sse4.1")))
-static inline uint32_t
-crc32_wide_copy(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len,
-		__m128i (*fold)(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len))
-{
-	size_t n = len & ~(size_t)15;
-
-	if (len < 64)
-		return crc32_pclmul_copy(crc, dst, p, len);
-	return crc32_finish(fold(crc, dst, p, len), dst + n, p + n, len - n);
-}
-#endif
-
-#ifdef HFI_CRC32_VPCLMUL_AVX2
-__attribute__((target("pclmul,sse4.1")))
-static uint32_t
-crc32_vpclmul_avx2(uint32_t crc, const uint8_t *p, size_t len)
-{
-	return crc32_wide(crc, p, len, hfi_crc32_fold_avx2);
-}
-
-__attribute__((target("pclmul,sse4.1")))
-static uint32_t
-crc32_copy_avx2(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
-{
-	return crc32_wide_copy(crc, dst, p, len, hfi_crc32_fold_copy_avx2);
-}
-#endif
-
-#ifdef HFI_CRC32_VPCLMUL_AVX512
-__attribute__((target("pclmul,sse4.1")))
-static uint32_t
-crc32_vpclmul_avx512(uint32_t crc, const uint8_t *p, size_t len)
-{
-	return crc32_wide(crc, p, len, hfi_crc32_fold_avx512);
-}
-
-__attribute__((target("pclmul,sse4.1")))
-static uint32_t
-crc32_copy_avx512(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
-{
-	return crc32_wide_copy(crc, dst, p, len, hfi_crc32_fold_copy_avx512);
-}
-#endif
 #endif /* __x86_64__ && HFI_CRC32_PCLMUL */
 
 enum crc32_level {
@@ -329,10 +185,11 @@ static const struct crc32_impl crc32_impls[CRC32_NUM] = {
 #if defined(__x86_64__) && defined(HFI_CRC32_PCLMUL)
 	[CRC32_PCLMUL] = { "pclmul", crc32_pclmul, crc32_pclmul_copy, 128 },
 #ifdef HFI_CRC32_VPCLMUL_AVX2
-	[CRC32_VPCLMUL_AVX2] = { "vpclmul-avx2", crc32_vpclmul_avx2, crc32_copy_avx2, 256 },
+	[CRC32_VPCLMUL_AVX2] = { "vpclmul-avx2", hfi_crc32_avx2, hfi_crc32_copy_avx2,
+				256 },
 #endif
 #ifdef HFI_CRC32_VPCLMUL_AVX512
-	[CRC32_VPCLMUL_AVX512] = { "vpclmul-avx512", crc32_vpclmul_avx512, crc32_copy_avx512,
+	[CRC32_VPCLMUL_AVX512] = { "vpclmul-avx512", hfi_crc32_avx512, hfi_crc32_copy_avx512,
 				    512 },
 #endif
 #endif
