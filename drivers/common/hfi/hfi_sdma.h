@@ -334,6 +334,52 @@ hfi_sdma_wr_pkt(struct hfi_sdma_wr *w, const struct hfi_sdma_frag *frags,
 	w->at = c;
 }
 
+/*
+ * A run of packets of one descriptor each from w->at, none past the ring's
+ * end (hfi_sdma_wr_lap_room()): their first descriptor and entry found and
+ * the lap's generation computed once, packet j written at index j.
+ */
+struct hfi_sdma_run {
+	struct hfi_sdma_desc *d;
+	struct hfi_sdma_pkt *p;
+	uint64_t qw1;
+};
+
+/* Descriptors from w->at to the ring's end: a run may not go past it. */
+static inline unsigned int
+hfi_sdma_wr_lap_room(const struct hfi_sdma_wr *w)
+{
+	return w->mask + 1 - (uint32_t)(w->at & w->mask);
+}
+
+static inline void
+hfi_sdma_run_begin(const struct hfi_sdma_wr *w, struct hfi_sdma_run *r)
+{
+	r->d = &w->ring[w->at & w->mask];
+	r->p = &w->pkts[w->at & w->mask];
+	r->qw1 = hfi_sdma_desc_gen(w, w->at) | SDMA_DESC1_HEAD_TO_HOST_FLAG;
+}
+
+/* hfi_sdma_wr_pkt1() of the run's packet j. */
+static inline void
+hfi_sdma_run_pkt1(const struct hfi_sdma_run *r, unsigned int j, uint64_t iova, uint32_t len,
+		  void *cookie, struct hfi_sdma_user *user)
+{
+	r->p[j].cookie = cookie;
+	r->p[j].user = user;
+	r->p[j].ndesc = 1;
+	r->d[j].qw[0] = iova | (uint64_t)len << SDMA_DESC0_BYTE_COUNT_SHIFT |
+			SDMA_DESC0_FIRST_DESC_FLAG | SDMA_DESC0_LAST_DESC_FLAG;
+	r->d[j].qw[1] = r->qw1;
+}
+
+/* The run's n packets written: w->at past them. */
+static inline void
+hfi_sdma_run_end(struct hfi_sdma_wr *w, unsigned int n)
+{
+	w->at += n;
+}
+
 /* hfi_sdma_wr_pkt() of a packet in one fragment: one descriptor, first and last. */
 static inline void
 hfi_sdma_wr_pkt1(struct hfi_sdma_wr *w, uint64_t iova, uint32_t len, void *cookie,

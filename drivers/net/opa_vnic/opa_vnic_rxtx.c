@@ -906,13 +906,13 @@ tx_count_sent(struct opa_vnic_burst_acc *acc, const struct tx_pkt *t, uint32_t l
 /*
  * A dedicated engine's plain frames (tx_plain()) from pkts[0] on, while
  * opa_vnic_tx_decide_fast() decides them and room (descriptors, slots)
- * lasts: what tx_accept() and tx_write() do to them, without the record
- * between them or their tests one by one, the ring's writer and the
- * classes in registers. Returns the frames taken; *full when room ran out
- * first (the frames after it are not looked at: room bounds the loop,
- * which keeps a test and a live value out of each frame's work). Their
- * kernel and DPDK bytes are added to *bytes (each 60 or more), the packets
- * counted by the caller.
+ * lasts, up to the ring's end: what tx_accept() and tx_write() do to them,
+ * without the record between them or their tests one by one, the classes
+ * in registers, the descriptors through one pointer within one lap of the
+ * ring. Returns the frames taken; *full when room ran out first (the frames
+ * after it are not looked at: room bounds the loop, which keeps a test and
+ * a live value out of each frame's work). Their kernel and DPDK bytes are
+ * added to *bytes (each 60 or more), the packets counted by the caller.
  */
 static __rte_always_inline unsigned int
 tx_plain_run(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_mbuf **pkts,
@@ -920,14 +920,15 @@ tx_plain_run(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_m
 	     struct opa_vnic_tx_decision *d, uint8_t **dst, struct opa_vnic_burst_acc *acc,
 	     uint64_t *bytes, bool *full)
 {
-	/* A copy whose address stays here: the frame stores cannot alias it. */
-	struct hfi_sdma_wr w = *wp;
 	struct hfi_sdma_user *user = &q->user;
 	uint32_t mcast = 0, vlans = 0;
+	struct hfi_sdma_run r;
 	uint64_t sum = 0;
 	unsigned int j, lim;
 
-	lim = RTE_MIN(n, room);
+	/* Up to the ring's end: the frame after it begins a lap, the general way. */
+	lim = RTE_MIN(RTE_MIN(n, room), hfi_sdma_wr_lap_room(wp));
+	hfi_sdma_run_begin(wp, &r);
 	for (j = 0; j < lim; j++) {
 		struct rte_mbuf *m = pkts[j];
 		struct opa_vnic_tx_decision dk;
@@ -950,9 +951,8 @@ tx_plain_run(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_m
 		mcast += f[0] & 1;
 		d[j] = dk;
 		memcpy(f + len, tx_tail[dk.pad], OPA_VNIC_TAIL_STORE);
-		hfi_sdma_wr_pkt1(&w, rte_pktmbuf_iova(m) - OPA_VNIC_HDR_ROOM,
-				 OPA_VNIC_HDR_ROOM + len + dk.pad + OPA_VNIC_ICRC_TAIL_LEN, m,
-				 user);
+		hfi_sdma_run_pkt1(&r, j, rte_pktmbuf_iova(m) - OPA_VNIC_HDR_ROOM,
+				  OPA_VNIC_HDR_ROOM + len + dk.pad + OPA_VNIC_ICRC_TAIL_LEN, m, user);
 		acc->size[opa_vnic_size_bucket(len)]++;
 		vlans += vlan;
 		sum += len;
@@ -960,8 +960,8 @@ tx_plain_run(struct opa_vnic_txq *q, const struct opa_vnic_snap *s, struct rte_m
 	}
 	/* Room ran out before the frames did: the burst ends here. */
 	*full = j == room && j < n;
-	hfi_sdma_ded_plain(q->sdma, wp->at, w.at, user);
-	wp->at = w.at;
+	hfi_sdma_ded_plain(q->sdma, wp->at, wp->at + j, user);
+	hfi_sdma_run_end(wp, j);
 	acc->mcast += mcast;
 	acc->vlan += vlans;
 	*bytes += sum;
