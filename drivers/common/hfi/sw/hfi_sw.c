@@ -1633,7 +1633,6 @@ cut_release(struct sw_sdma *e)
 static struct hfi_sw *
 cut_take(struct hfi_sw *sw, struct sw_sdma *e, int slot)
 {
-	struct fab_port *dst = fab_port(sw->fab, slot);
 	struct hfi_sw *rx = e->cut_rx;
 
 	if (rx != NULL && rx->slot != slot) {
@@ -1641,6 +1640,8 @@ cut_take(struct hfi_sw *sw, struct sw_sdma *e, int slot)
 		rx = NULL;
 	}
 	if (rx == NULL) {
+		struct fab_port *dst = fab_port(sw->fab, slot);
+
 		if (!try_lock(&dst->drain_lock))
 			return NULL;
 		rx = atomic_load_explicit(&sw->fab->local_rx[slot], memory_order_acquire);
@@ -1650,8 +1651,9 @@ cut_take(struct hfi_sw *sw, struct sw_sdma *e, int slot)
 		}
 		e->cut_rx = rx;
 	}
-	if (atomic_load_explicit(&dst->data.enq, memory_order_acquire) !=
-	    atomic_load_explicit(&dst->data.deq, memory_order_acquire)) {
+	/* rx->port is the port in slot (its HFI's, this process's mapping). */
+	if (atomic_load_explicit(&rx->port->data.enq, memory_order_acquire) !=
+	    atomic_load_explicit(&rx->port->data.deq, memory_order_acquire)) {
 		cut_release(e);
 		return NULL;
 	}
