@@ -29,6 +29,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <rte_pause.h>
+#include <rte_vect.h>
 
 #include "hfi_16b.h"
 #include "hfi_eal.h"
@@ -341,25 +342,68 @@ rx_prefetch_rest(const uint8_t *const *data, const struct opa_vnic_rx_meta *meta
  * whether a packet of the batch has eager data past its first two lines
  * (rx_prefetch_rest() has work).
  */
+#ifdef RTE_ARCH_X86
+/*
+ * Over the metas as 16-byte rows: the OR of each one's difference with the
+ * first one's P_Key and vesw id (its other fields masked out, so the
+ * verdict byte ORs as it is) and the largest frame and packet lengths.
+ * True when every packet is OK, of one P_Key and vesw id.
+ */
+static inline bool
+rx_batch_uniform(const struct opa_vnic_rx_meta *meta, unsigned int n, uint32_t *frame_max,
+		 uint32_t *len_max)
+{
+	const __m128i key_verdict = _mm_setr_epi32(0, -1, 0xff00, 0);
+	const __m128i ref = _mm_and_si128(_mm_loadu_si128((const __m128i *)meta),
+					  _mm_setr_epi32(0, -1, 0, 0));
+	__m128i diff = _mm_setzero_si128(), max = _mm_setzero_si128();
+	unsigned int i;
+
+	RTE_BUILD_BUG_ON(sizeof(*meta) != 16 || offsetof(struct opa_vnic_rx_meta, pkey) != 4 ||
+			 offsetof(struct opa_vnic_rx_meta, verdict) != 9 ||
+			 offsetof(struct opa_vnic_rx_meta, len) != 12);
+	for (i = 0; i < n; i++) {
+		__m128i row = _mm_loadu_si128((const __m128i *)&meta[i]);
+
+		diff = _mm_or_si128(diff, _mm_xor_si128(row, ref));
+		max = _mm_max_epu32(max, row);
+	}
+	*frame_max = (uint32_t)_mm_cvtsi128_si32(max);
+	*len_max = (uint32_t)_mm_extract_epi32(max, 3);
+	return _mm_testz_si128(diff, key_verdict);
+}
+#else
+static inline bool
+rx_batch_uniform(const struct opa_vnic_rx_meta *meta, unsigned int n, uint32_t *frame_max,
+		 uint32_t *len_max)
+{
+	uint16_t pkey = meta[0].pkey, vesw_id = meta[0].vesw_id;
+	uint32_t bad = 0;
+	unsigned int i;
+
+	*frame_max = 0;
+	*len_max = 0;
+	for (i = 0; i < n; i++) {
+		bad |= meta[i].verdict | (uint32_t)(meta[i].pkey ^ pkey) |
+		       (uint32_t)(meta[i].vesw_id ^ vesw_id);
+		*frame_max = RTE_MAX(*frame_max, meta[i].frame_len);
+		*len_max = RTE_MAX(*len_max, meta[i].len);
+	}
+	return bad == 0;
+}
+#endif
+
 static inline bool
 rx_batch_local(struct opa_vnic_rxq *q, const struct opa_vnic_snap *s,
 	       const struct opa_vnic_rx_meta *meta, unsigned int n, bool *longer)
 {
 	struct opa_vnic_vport *owner;
-	uint32_t copy_max = q->copy_max, bad = 0, len_or = 0;
+	uint32_t frame_max, len_max;
 	uint16_t pkey = meta[0].pkey, vesw_id = meta[0].vesw_id;
-	unsigned int i;
 
-	for (i = 0; i < n; i++) {
-		bad |= meta[i].verdict | (uint32_t)(meta[i].pkey ^ pkey) |
-		       (uint32_t)(meta[i].vesw_id ^ vesw_id) |
-		       (uint32_t)(meta[i].frame_len > copy_max);
-		len_or |= meta[i].len;
-	}
-	if (bad != 0)
+	if (!rx_batch_uniform(meta, n, &frame_max, &len_max) || frame_max > q->copy_max)
 		return false;
-	/* Their OR bounds the longest from above: never short of it. */
-	*longer = len_or > 2 * RTE_CACHE_LINE_SIZE;
+	*longer = len_max > 2 * RTE_CACHE_LINE_SIZE;
 	owner = __atomic_load_n(&q->vp->hfi->vesw_owner[vesw_id], __ATOMIC_ACQUIRE);
 	if (owner != q->vp || !s->forwarding || q->stale || !hfi_pkey_match(s->pkey, pkey))
 		return false;
