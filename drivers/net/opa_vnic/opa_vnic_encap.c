@@ -177,25 +177,29 @@ opa_vnic_tx_ctx_build(struct opa_vnic_tx_ctx *ctx, const struct opa_vnic_vport_c
 		ctx->flow_dlid[i] = cfg->u_ucast_dlid[ctx->flow_port[i]] & OPA_VNIC_LID_MASK;
 	}
 
-	for (i = 0; i < OPA_VNIC_NUM_PCP; i++) {
-		ctx->sc[0][i] = cfg->pcp_to_sc_uc[i] & OPA_VNIC_SC_MASK;
-		ctx->sc[1][i] = cfg->pcp_to_sc_mc[i] & OPA_VNIC_SC_MASK;
-		if (flags & OPA_VNIC_TX_F_VL_FROM_PCP) {
-			ctx->vl[0][i] = cfg->pcp_to_vl_uc[i] & OPA_VNIC_VL_MASK;
-			ctx->vl[1][i] = cfg->pcp_to_vl_mc[i] & OPA_VNIC_VL_MASK;
-		} else {
-			/* Kernel quirk: only an out-of-band tag selects a PCP VL. */
-			ctx->vl[0][i] = cfg->non_vlan_vl_uc & OPA_VNIC_VL_MASK;
-			ctx->vl[1][i] = cfg->non_vlan_vl_mc & OPA_VNIC_VL_MASK;
+	for (i = 0; i <= OPA_VNIC_NUM_PCP; i++) {
+		unsigned int mc, c;
+
+		for (mc = 0; mc < 2; mc++) {
+			uint32_t sc, vl;
+
+			if (i == OPA_VNIC_TX_UNTAGGED) {
+				sc = mc ? cfg->non_vlan_sc_mc : cfg->non_vlan_sc_uc;
+				vl = mc ? cfg->non_vlan_vl_mc : cfg->non_vlan_vl_uc;
+			} else {
+				sc = mc ? cfg->pcp_to_sc_mc[i] : cfg->pcp_to_sc_uc[i];
+				/* Kernel quirk: only an out-of-band tag selects a PCP VL. */
+				if (flags & OPA_VNIC_TX_F_VL_FROM_PCP)
+					vl = mc ? cfg->pcp_to_vl_mc[i] : cfg->pcp_to_vl_uc[i];
+				else
+					vl = mc ? cfg->non_vlan_vl_mc : cfg->non_vlan_vl_uc;
+			}
+			for (c = 0; c < OPA_VNIC_RC_NUM_CLASSES; c++)
+				ctx->class_w[mc][i][c] = (sc & OPA_VNIC_SC_MASK) |
+					(vl & OPA_VNIC_VL_MASK) << 8 |
+					((cfg->rc >> (4 * c)) & OPA_VNIC_RC_MASK) << 16;
 		}
 	}
-	ctx->sc[0][OPA_VNIC_TX_UNTAGGED] = cfg->non_vlan_sc_uc & OPA_VNIC_SC_MASK;
-	ctx->sc[1][OPA_VNIC_TX_UNTAGGED] = cfg->non_vlan_sc_mc & OPA_VNIC_SC_MASK;
-	ctx->vl[0][OPA_VNIC_TX_UNTAGGED] = cfg->non_vlan_vl_uc & OPA_VNIC_VL_MASK;
-	ctx->vl[1][OPA_VNIC_TX_UNTAGGED] = cfg->non_vlan_vl_mc & OPA_VNIC_VL_MASK;
-
-	for (i = 0; i < OPA_VNIC_RC_NUM_CLASSES; i++)
-		ctx->rc[i] = (cfg->rc >> (4 * i)) & OPA_VNIC_RC_MASK;
 
 	mtu = cfg->eth_mtu < OPA_VNIC_MIN_MTU ? OPA_VNIC_MIN_MTU : cfg->eth_mtu;
 	ctx->max_frame_len = mtu + OPA_VNIC_VLAN_ETH_HLEN;

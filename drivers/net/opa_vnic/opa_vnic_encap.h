@@ -29,6 +29,7 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -269,10 +270,11 @@ struct opa_vnic_tx_ctx {
 	uint32_t mcast_dlid;		/* 24 bits */
 	uint32_t flow_dlid[OPA_VNIC_FLOW_TBL_SIZE];	/* default-port DLID per flow id */
 	uint8_t flow_port[OPA_VNIC_FLOW_TBL_SIZE];	/* default port per flow id, 0xFF none */
-	/* [multicast][PCP 0..7 or OPA_VNIC_TX_UNTAGGED], masked to their widths */
-	uint8_t sc[2][OPA_VNIC_NUM_PCP + 1];
-	uint8_t vl[2][OPA_VNIC_NUM_PCP + 1];
-	uint8_t rc[OPA_VNIC_RC_NUM_CLASSES];
+	/*
+	 * [multicast][PCP 0..7 or OPA_VNIC_TX_UNTAGGED][RC class]: SC | VL << 8 |
+	 * RC << 16, each masked to its width, as a decision holds them.
+	 */
+	uint32_t class_w[2][OPA_VNIC_NUM_PCP + 1][OPA_VNIC_RC_NUM_CLASSES];
 	uint32_t max_frame_len;		/* max(eth_mtu, 68) + 18, within the SDMA limit */
 	uint32_t flags;			/* OPA_VNIC_TX_F_* */
 };
@@ -350,6 +352,12 @@ struct opa_vnic_tx_decision {
 	uint8_t pad;		/* 0..7, also the tail byte */
 };
 
+/* sc, vl, rc and entropy: one little-endian word (opa_vnic_tx_ctx.class_w). */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ &&
+	       offsetof(struct opa_vnic_tx_decision, vl) == 9 &&
+	       offsetof(struct opa_vnic_tx_decision, rc) == 10 &&
+	       offsetof(struct opa_vnic_tx_decision, entropy) == 11, "class word layout");
+
 /* Entropy from a 32-bit flow hash: the XOR of its four bytes (spec §0.4, §3.2). */
 static inline uint8_t
 opa_vnic_entropy(uint32_t hash)
@@ -380,7 +388,7 @@ opa_vnic_tx_finish(const struct opa_vnic_tx_ctx *ctx, const struct opa_vnic_mac_
 {
 	unsigned int mc = frame[0] & 1;
 	struct opa_vnic_layout l;
-	uint32_t dlid = 0;
+	uint32_t dlid = 0, class_w;
 
 	if (mac_tbl != NULL && mac_tbl->count != 0)
 		dlid = opa_vnic_mac_table_lookup(mac_tbl, frame);
@@ -398,10 +406,9 @@ opa_vnic_tx_finish(const struct opa_vnic_tx_ctx *ctx, const struct opa_vnic_mac_
 	opa_vnic_layout_fit(frame_len, &l);	/* max_frame_len is within the limits */
 	d->dlid = dlid;
 	d->pkt_len = l.pkt_len;
-	d->sc = ctx->sc[mc][idx];
-	d->vl = ctx->vl[mc][idx];
-	d->rc = ctx->rc[cls];
-	d->entropy = entropy;
+	/* sc, vl, rc and entropy: one word */
+	class_w = ctx->class_w[mc][idx][cls] | (uint32_t)entropy << 24;
+	memcpy(&d->sc, &class_w, sizeof(class_w));
 	d->pad = l.pad;
 	return OPA_VNIC_OK;
 }
