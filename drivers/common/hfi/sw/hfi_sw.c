@@ -540,7 +540,8 @@ sdma_send(struct hfi_sw *sw, struct sw_sdma *e)
  * What one engine run reads once for the packets it may send along the
  * direct paths (sdma_one_16b()): which paths are on, whether anything the
  * egress would drop or treat apart holds for every packet (the port's link
- * and logical state, an injected drop, capture), and the last DLID found
+ * and logical state, an injected drop or ICRC corruption, capture: the
+ * egress then takes every packet), and the last DLID found
  * to reach one data port, with that port's slot. A change to any of them
  * counts from the engine's next run, at most SW_SDMA_BUDGET packets later:
  * packets already in the engine when it is made go either way, as on any
@@ -1673,6 +1674,7 @@ sdma_run_open(struct hfi_sw *sw, struct sw_run *run)
 		    atomic_load_explicit(&sw->port->link, memory_order_relaxed) == HFI_LINK_UP &&
 		    fab_may_send(sw->port, false) &&
 		    atomic_load_explicit(&sw->fault_drop, memory_order_relaxed) == 0 &&
+		    atomic_load_explicit(&sw->fault_icrc, memory_order_relaxed) == 0 &&
 		    !atomic_load_explicit(&fab->capturing, memory_order_relaxed);
 }
 
@@ -1774,8 +1776,7 @@ sdma_cut(struct hfi_sw *sw, struct sw_sdma *e, const struct sw_run *run,
 	 * bytes, so a rule that reads from it on sends the packet the old way.
 	 */
 	avail = fr->f[0].len - PBC_SIZE;
-	if ((pbc & (PBC_INSERT_BYPASS_ICRC | PBC_TEST_BAD_ICRC)) ||
-	    atomic_load_explicit(&sw->fault_icrc, memory_order_relaxed) != 0)
+	if (pbc & (PBC_INSERT_BYPASS_ICRC | PBC_TEST_BAD_ICRC))
 		avail = min_u32(avail, (uint32_t)hfi_icrc_offset(len));
 	cut.ctxt = rsm_select(rx, pkt, len, avail, &beyond);
 	ctrl = cut.ctxt < rx->nctxt ? atomic_load_explicit(
@@ -1787,7 +1788,7 @@ sdma_cut(struct hfi_sw *sw, struct sw_sdma *e, const struct sw_run *run,
 	}
 	/* The egress: the ICRC inserted or not, corrupted on demand; sent. */
 	cut.icrc_insert = (pbc & PBC_INSERT_BYPASS_ICRC) != 0;
-	cut.icrc_corrupt = (pbc & PBC_TEST_BAD_ICRC) || take_fault(&sw->fault_icrc);
+	cut.icrc_corrupt = (pbc & PBC_TEST_BAD_ICRC) != 0;	/* no injected one: sw_run */
 	e->tx_acc.pkts++;
 	e->tx_acc.bytes += len;
 	/* The receiver's drain, as for a packet it took from its ring. */
@@ -1835,7 +1836,7 @@ sdma_cell(struct hfi_sw *sw, struct sw_sdma *e, const struct sw_run *run,
 	} else {
 		frags_copy(fr, 0, len, data, 0, 0);
 	}
-	if ((pbc & PBC_TEST_BAD_ICRC) || take_fault(&sw->fault_icrc))
+	if (pbc & PBC_TEST_BAD_ICRC)	/* no injected one: sw_run */
 		icrc_corrupt(data, len, false);
 	fab_push_cell_commit(&e->tx_acc, c, len, insert ? &icrc : NULL);
 	e->cell_gathered++;
