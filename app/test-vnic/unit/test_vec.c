@@ -479,6 +479,79 @@ test_rx_raw(void **state)
 	}
 }
 
+/*
+ * The locate step: RHFs of random bits, half of them of a VNIC packet's
+ * kind, their eager indices around the context's count and their places
+ * around its buffer size (some inside, some past it, some of length 0),
+ * over random chunk slots; every level finds the same data pointers and
+ * clears UseEgrBfr on the same RHFs as scalar.
+ */
+#define LOC_SHIFT	12
+#define LOC_CHUNKS	64
+
+static void
+test_rx_locate(void **state)
+{
+	static uint8_t mem[LOC_CHUNKS << LOC_SHIFT];
+	static uint32_t slot[2048];
+	uint64_t rhf[MAX_BURST], ref_rhf[MAX_BURST], in[MAX_BURST];
+	const uint8_t *ref[MAX_BURST + 1], *out[MAX_BURST + 1];
+	struct opa_vnic_rx_place pl = { .base = mem, .slot = slot, .shift = LOC_SHIFT };
+	unsigned int r, i, l, n, located = 0, refused = 0;
+
+	(void)state;
+	for (r = 0; r < 20000; r++) {
+		if (r % 64 == 0) {
+			for (i = 0; i < (sizeof(slot) / sizeof(slot[0])); i++)
+				slot[i] = (uint32_t)(test_rand() % LOC_CHUNKS);
+			pl.egr_cnt = 1 + (uint32_t)(test_rand() % (sizeof(slot) / sizeof(slot[0])));
+			pl.egr_size = 64u << (test_rand() % 7);	/* 64 .. 4096 */
+		}
+		n = 1 + (unsigned int)(test_rand() % MAX_BURST);
+		for (i = 0; i < n; i++) {
+			uint64_t v = test_rand();
+
+			if (test_rand() & 1)
+				v = (v & ~OPA_VNIC_RHF_KIND_MASK) | OPA_VNIC_RHF_KIND_BYPASS_EGR;
+			if (test_rand() & 1) {
+				/* An index, a place and a length near the limits. */
+				uint32_t idx = (uint32_t)(test_rand() % (pl.egr_cnt + 2));
+				uint32_t blk = (uint32_t)(test_rand() % (pl.egr_size / 64 + 1));
+				uint32_t dws = (uint32_t)(test_rand() % (pl.egr_size / 4 + 2));
+
+				v &= ~(OPA_VNIC_RHF_LEN_MASK |
+				       OPA_VNIC_RHF_EGR_IDX_MASK << OPA_VNIC_RHF_EGR_IDX_SHIFT |
+				       OPA_VNIC_RHF_EGR_OFF_MASK << OPA_VNIC_RHF_EGR_OFF_SHIFT);
+				v |= (test_rand() % 8 ? dws : 0) | (uint64_t)idx <<
+				     OPA_VNIC_RHF_EGR_IDX_SHIFT | (uint64_t)blk << OPA_VNIC_RHF_EGR_OFF_SHIFT;
+			}
+			in[i] = v;
+		}
+		memcpy(ref_rhf, in, n * sizeof(in[0]));
+		ref[n] = out[n] = (const uint8_t *)mem;	/* a guard: nothing written past n */
+		opa_vnic_rx_locate_scalar(&pl, ref_rhf, n, ref);
+		for (i = 0; i < n; i++) {
+			located += ref[i] != NULL;
+			refused += ref[i] == NULL;
+			assert_true(ref[i] == NULL || (ref[i] >= mem && ref[i] < mem + sizeof(mem)));
+		}
+		for (l = 0; l < n_levels; l++) {
+			memcpy(rhf, in, n * sizeof(in[0]));
+			levels[l]->rx_locate(&pl, rhf, n, out);
+			assert_ptr_equal(out[n], mem);
+			for (i = 0; i < n; i++) {
+				if (out[i] != ref[i] || rhf[i] != ref_rhf[i])
+					fail_msg("%s: burst of %u, packet %u (rhf 0x%016" PRIx64
+						 ") located at %p, scalar at %p", levels[l]->name,
+						 n, i, in[i], (const void *)out[i],
+						 (const void *)ref[i]);
+			}
+		}
+	}
+	printf("vec: locate: %u packets located, %u refused\n", located, refused);
+	assert_true(located > 1000 && refused > 1000);
+}
+
 /* The selection helpers: names and levels agree, scalar is always there. */
 static void
 test_levels(void **state)
@@ -508,6 +581,7 @@ main(void)
 		cmocka_unit_test(test_tx_raw),
 		cmocka_unit_test(test_rx_random),
 		cmocka_unit_test(test_rx_raw),
+		cmocka_unit_test(test_rx_locate),
 	};
 
 	test_rng_seed("test_vec");

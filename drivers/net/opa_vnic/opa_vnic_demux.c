@@ -474,40 +474,42 @@ rx_batch_copy(struct opa_vnic_rxq *q, const struct opa_vnic_snap *s, struct opa_
 /* An all-zero header: no 16B L2 type, so the parse finds no header in it. */
 static const uint8_t rx_no_hdr[OPA_VNIC_HDR_LEN];
 
+/* The locate step reads the RHF as hfi_regs.h defines it. */
+_Static_assert(OPA_VNIC_RHF_LEN_MASK == RHF_PKT_LEN_MASK &&
+	       OPA_VNIC_RHF_KIND_MASK == (RHF_RCV_TYPE_MASK << RHF_RCV_TYPE_SHIFT | RHF_USE_EGR_BFR) &&
+	       OPA_VNIC_RHF_KIND_BYPASS_EGR ==
+	       ((uint64_t)RHF_RCV_TYPE_BYPASS << RHF_RCV_TYPE_SHIFT | RHF_USE_EGR_BFR) &&
+	       OPA_VNIC_RHF_USE_EGR == RHF_USE_EGR_BFR &&
+	       OPA_VNIC_RHF_EGR_IDX_SHIFT == RHF_EGR_INDEX_SHIFT &&
+	       OPA_VNIC_RHF_EGR_IDX_MASK == RHF_EGR_INDEX_MASK &&
+	       OPA_VNIC_RHF_EGR_OFF_SHIFT == RHF_EGR_OFFSET_SHIFT &&
+	       OPA_VNIC_RHF_EGR_OFF_MASK == RHF_EGR_OFFSET_MASK && HFI_RCV_BUF_BLOCK == 64,
+	       "the locate step's RHF fields");
+
 /*
  * The parse's inputs of n packets whose eager data holds them whole
  * (skip 0), from their RHFs alone: the data of each bypass packet with an
  * eager place the context can have written, its first and last lines
- * asked for at once before any is read (the chip's DMA leaves them cold);
- * NULL for any other packet, whose RHF in rhf[] loses UseEgrBfr (nothing
- * a VNIC sends, or no eager place to trust: the parse's verdict is then
- * the receive type's, which reads nothing else).
+ * asked for at once before any is read (locate, the SIMD level's: the
+ * chip's DMA leaves them cold); NULL for any other packet, whose RHF in
+ * rhf[] loses UseEgrBfr (nothing a VNIC sends, or no eager place to trust:
+ * the parse's verdict is then the receive type's, which reads nothing else).
  */
 static __rte_always_inline void
-rx_locate_whole(const struct opa_vnic_egr *e, uint64_t *rhf, unsigned int n,
-		const uint8_t **data, const uint8_t **hdr, uint8_t *tail)
+rx_locate_whole(const struct opa_vnic_egr *e, opa_vnic_rx_locate_fn locate, uint64_t *rhf,
+		unsigned int n, const uint8_t **data, const uint8_t **hdr, uint8_t *tail)
 {
 	const struct hfi_rcv_geom g = hfi_rcv_geom(e->rcv);
-	const uint8_t *base = e->ck->base;
-	const uint32_t *slot = e->slot;
-	const uint32_t shift = e->ck->shift;
+	const struct opa_vnic_rx_place pl = {
+		.base = e->ck->base,
+		.slot = e->slot,
+		.shift = e->ck->shift,
+		.egr_cnt = g.egr_cnt,
+		.egr_size = g.egr_size,
+	};
 	unsigned int i;
 
-	for (i = 0; i < n; i++) {
-		uint64_t v = rhf[i];
-
-		if (likely(hfi_rcv_bypass_egr(&g, v))) {
-			const uint8_t *d = base + ((size_t)slot[hfi_rhf_egr_idx(v)] << shift) +
-					   hfi_rhf_egr_off(v);
-
-			rte_prefetch0(d);
-			rte_prefetch0(d + hfi_rhf_len(v) - 1);
-			data[i] = d;
-		} else {
-			data[i] = NULL;
-			rhf[i] = v & ~RHF_USE_EGR_BFR;
-		}
-	}
+	locate(&pl, rhf, n, data);
 	for (i = 0; i < n; i++) {
 		if (likely(data[i] != NULL)) {
 			hdr[i] = data[i];
@@ -578,8 +580,9 @@ rx_drain_ctxt(struct opa_vnic_rxq *q, const struct opa_vnic_snap *snap, struct o
 	uint8_t tail[OPA_VNIC_BURST];
 	uint8_t hbuf[OPA_VNIC_BURST][OPA_VNIC_HDR_LEN];
 	struct opa_vnic_burst_acc acc;
-	/* A local: the byte stores into tail[] could alias e->skip. */
+	/* Locals: the byte stores into tail[] could alias e->skip and q->simd. */
 	const uint32_t skip = e->skip;
+	const struct opa_vnic_simd_info *simd = opa_vnic_simd_get(q->simd);
 	unsigned int n, i, ndrop = 0, n_done = 0;
 	bool longer = false;
 	uint16_t nb = 0;
@@ -589,7 +592,7 @@ rx_drain_ctxt(struct opa_vnic_rxq *q, const struct opa_vnic_snap *snap, struct o
 		n = hfi_rcv_poll_rhf(e->rcv, rhf, RTE_MIN(max, (uint16_t)OPA_VNIC_BURST));
 		if (n == 0)
 			return 0;
-		rx_locate_whole(e, rhf, n, data, hdr, tail);
+		rx_locate_whole(e, simd->rx_locate, rhf, n, data, hdr, tail);
 	} else {
 		n = hfi_rcv_poll(e->rcv, rp, RTE_MIN(max, (uint16_t)OPA_VNIC_BURST));
 		if (n == 0)
@@ -597,7 +600,7 @@ rx_drain_ctxt(struct opa_vnic_rxq *q, const struct opa_vnic_snap *snap, struct o
 		rx_locate_split(e, skip, rp, n, rhf, data, hdr, tail, hbuf);
 	}
 	opa_vnic_acc_init(&acc);
-	opa_vnic_simd_get(q->simd)->rx_parse(rhf, hdr, tail, n, meta);
+	simd->rx_parse(rhf, hdr, tail, n, meta);
 	if (out != NULL && rx_batch_local(q, snap, meta, n, &longer)) {
 		nb = rx_batch_copy(q, snap, e, rhf, data, meta, n, longer, out, drop, &ndrop, &acc);
 		n_done = n;

@@ -4,7 +4,8 @@
 
 /*
  * AVX2 header builder and receive parse: 8 packets per iteration, the
- * remainder by the 128-bit cores (built with -mavx2).
+ * remainder by the 128-bit cores (built with -mavx2); the receive locate
+ * step, 4 RHFs per iteration.
  */
 
 #include "opa_vnic_rxtx_vec_x86.h"
@@ -31,4 +32,11 @@ opa_vnic_rx_parse_avx2(const uint64_t *rhf, const uint8_t *const *hdr, const uin
 	}
 	for (; i < n; i++)
 		opa_vnic_rx_parse_one(rhf[i], hdr[i], tail[i], &meta[i]);
+}
+
+void
+opa_vnic_rx_locate_avx2(const struct opa_vnic_rx_place *pl, uint64_t *rhf, unsigned int n,
+		       const uint8_t **data)
+{
+	vec_rx_locate_burst256(pl, rhf, n, data);
 }

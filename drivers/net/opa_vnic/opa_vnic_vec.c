@@ -3,8 +3,8 @@
  */
 
 /*
- * The scalar header builder and receive parse (the reference every SIMD
- * variant is compared with), and the table of the levels built in.
+ * The scalar header builder, receive parse and locate step (the reference
+ * every SIMD variant is compared with), and the table of the levels built in.
  */
 
 #include <string.h>
@@ -32,20 +32,31 @@ opa_vnic_rx_parse_scalar(const uint64_t *rhf, const uint8_t *const *hdr, const u
 		opa_vnic_rx_parse_one(rhf[i], hdr[i], tail[i], &meta[i]);
 }
 
+void
+opa_vnic_rx_locate_scalar(const struct opa_vnic_rx_place *pl, uint64_t *rhf, unsigned int n,
+			  const uint8_t **data)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		opa_vnic_rx_locate_one(pl, &rhf[i], &data[i]);
+}
+
 static const struct opa_vnic_simd_info simd_levels[OPA_VNIC_SIMD_NUM] = {
 	[OPA_VNIC_SIMD_SCALAR] = { "scalar", "Scalar", 64, opa_vnic_hdr_build_scalar,
-				   opa_vnic_rx_parse_scalar },
+				   opa_vnic_rx_parse_scalar, opa_vnic_rx_locate_scalar },
 #ifdef OPA_VNIC_HAVE_SSE4
+	/* No 64-bit compare in SSE4.1: the RHFs' fields are located one by one. */
 	[OPA_VNIC_SIMD_SSE4] = { "sse4", "Vector SSE4.1", 128, opa_vnic_hdr_build_sse4,
-				 opa_vnic_rx_parse_sse4 },
+				 opa_vnic_rx_parse_sse4, opa_vnic_rx_locate_scalar },
 #endif
 #ifdef OPA_VNIC_HAVE_AVX2
 	[OPA_VNIC_SIMD_AVX2] = { "avx2", "Vector AVX2", 256, opa_vnic_hdr_build_avx2,
-				 opa_vnic_rx_parse_avx2 },
+				 opa_vnic_rx_parse_avx2, opa_vnic_rx_locate_avx2 },
 #endif
 #ifdef OPA_VNIC_HAVE_AVX512
 	[OPA_VNIC_SIMD_AVX512] = { "avx512", "Vector AVX512", 512, opa_vnic_hdr_build_avx512,
-				   opa_vnic_rx_parse_avx512 },
+				   opa_vnic_rx_parse_avx512, opa_vnic_rx_locate_avx512 },
 #endif
 };
 

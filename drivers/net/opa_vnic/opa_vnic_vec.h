@@ -84,11 +84,46 @@ typedef void (*opa_vnic_rx_parse_fn)(const uint64_t *rhf, const uint8_t *const *
 				     const uint8_t *tail, unsigned int n,
 				     struct opa_vnic_rx_meta *meta);
 
+/*
+ * RHF fields the receive steps read: hfi_regs.h's RHF_* (opa_vnic_demux.c
+ * checks that they agree), restated so that this library needs no HFI header.
+ */
+#define OPA_VNIC_RHF_LEN_MASK		UINT64_C(0xfff)		/* DWs */
+#define OPA_VNIC_RHF_KIND_MASK		UINT64_C(0xf000)	/* RcvType, UseEgrBfr */
+#define OPA_VNIC_RHF_USE_EGR		UINT64_C(0x8000)
+#define OPA_VNIC_RHF_KIND_BYPASS_EGR	(UINT64_C(4) << 12 | OPA_VNIC_RHF_USE_EGR)
+#define OPA_VNIC_RHF_EGR_IDX_SHIFT	16
+#define OPA_VNIC_RHF_EGR_IDX_MASK	UINT64_C(0x7ff)
+#define OPA_VNIC_RHF_EGR_OFF_SHIFT	32
+#define OPA_VNIC_RHF_EGR_OFF_MASK	UINT64_C(0xfff)		/* 64-byte blocks */
+
+/* A receive context's eager buffers, as the locate step finds packets in them. */
+struct opa_vnic_rx_place {
+	const uint8_t *base;	/* buffer i at base + (slot[i] << shift) */
+	const uint32_t *slot;
+	uint32_t shift;
+	uint32_t egr_cnt;	/* eager buffers */
+	uint32_t egr_size;	/* bytes each */
+};
+
+/*
+ * Locate n packets held whole in their eager buffers, from their RHFs:
+ * for a bypass packet in an eager place the context can have written
+ * (hfi_rcv_bypass_egr() without skip: index below egr_cnt, length not 0,
+ * offset + length within egr_size), data[i] is its first byte, and its
+ * first and last lines are asked for (the chip's DMA leaves them cold);
+ * for any other, data[i] is NULL and rhf[i] loses UseEgrBfr.
+ */
+typedef void (*opa_vnic_rx_locate_fn)(const struct opa_vnic_rx_place *pl, uint64_t *rhf,
+				      unsigned int n, const uint8_t **data);
+
 void opa_vnic_hdr_build_scalar(const struct opa_vnic_tx_ctx *ctx,
 			       const struct opa_vnic_tx_decision *d, uint8_t *const *dst,
 			       unsigned int n, uint32_t pbc_clear);
 void opa_vnic_rx_parse_scalar(const uint64_t *rhf, const uint8_t *const *hdr,
 			      const uint8_t *tail, unsigned int n, struct opa_vnic_rx_meta *meta);
+void opa_vnic_rx_locate_scalar(const struct opa_vnic_rx_place *pl, uint64_t *rhf,
+			       unsigned int n, const uint8_t **data);
 
 /* The SIMD variants, present when built (OPA_VNIC_HAVE_{SSE4,AVX2,AVX512}). */
 void opa_vnic_hdr_build_sse4(const struct opa_vnic_tx_ctx *ctx,
@@ -101,11 +136,15 @@ void opa_vnic_hdr_build_avx2(const struct opa_vnic_tx_ctx *ctx,
 			     unsigned int n, uint32_t pbc_clear);
 void opa_vnic_rx_parse_avx2(const uint64_t *rhf, const uint8_t *const *hdr, const uint8_t *tail,
 			    unsigned int n, struct opa_vnic_rx_meta *meta);
+void opa_vnic_rx_locate_avx2(const struct opa_vnic_rx_place *pl, uint64_t *rhf, unsigned int n,
+			     const uint8_t **data);
 void opa_vnic_hdr_build_avx512(const struct opa_vnic_tx_ctx *ctx,
 			       const struct opa_vnic_tx_decision *d, uint8_t *const *dst,
 			       unsigned int n, uint32_t pbc_clear);
 void opa_vnic_rx_parse_avx512(const uint64_t *rhf, const uint8_t *const *hdr,
 			      const uint8_t *tail, unsigned int n, struct opa_vnic_rx_meta *meta);
+void opa_vnic_rx_locate_avx512(const struct opa_vnic_rx_place *pl, uint64_t *rhf,
+			       unsigned int n, const uint8_t **data);
 
 /* One SIMD level as built into this binary. */
 struct opa_vnic_simd_info {
@@ -114,6 +153,7 @@ struct opa_vnic_simd_info {
 	unsigned int bits;		/* register width: 64 for scalar, 128, 256, 512 */
 	opa_vnic_hdr_build_fn hdr_build;
 	opa_vnic_rx_parse_fn rx_parse;
+	opa_vnic_rx_locate_fn rx_locate;	/* the scalar one below AVX2 */
 };
 
 /* The level's functions, or NULL when this build does not have it. */
@@ -176,6 +216,27 @@ opa_vnic_rx_parse_one(uint64_t rhf, const uint8_t *hdr, uint8_t tail,
 	m->verdict = v;
 	m->rsvd = 0;
 	m->len = len;
+}
+
+static inline void
+opa_vnic_rx_locate_one(const struct opa_vnic_rx_place *pl, uint64_t *rhf, const uint8_t **data)
+{
+	uint64_t v = *rhf;
+	uint32_t len = (uint32_t)(v & OPA_VNIC_RHF_LEN_MASK) * 4;
+	uint32_t idx = (uint32_t)((v >> OPA_VNIC_RHF_EGR_IDX_SHIFT) & OPA_VNIC_RHF_EGR_IDX_MASK);
+	uint32_t off = (uint32_t)((v >> OPA_VNIC_RHF_EGR_OFF_SHIFT) & OPA_VNIC_RHF_EGR_OFF_MASK) * 64;
+
+	if ((v & OPA_VNIC_RHF_KIND_MASK) == OPA_VNIC_RHF_KIND_BYPASS_EGR && idx < pl->egr_cnt &&
+	    len != 0 && off + len <= pl->egr_size) {
+		const uint8_t *d = pl->base + ((size_t)pl->slot[idx] << pl->shift) + off;
+
+		__builtin_prefetch(d, 0, 3);
+		__builtin_prefetch(d + len - 1, 0, 3);
+		*data = d;
+	} else {
+		*data = NULL;
+		*rhf = v & ~OPA_VNIC_RHF_USE_EGR;
+	}
 }
 
 #endif /* OPA_VNIC_VEC_H */
