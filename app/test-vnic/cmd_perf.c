@@ -409,19 +409,27 @@ struct level_data {
 	const uint8_t *hdr[LEVEL_BURST];
 	uint8_t tail[LEVEL_BURST];
 	struct opa_vnic_rx_meta meta[LEVEL_BURST];
+	/* The packets as eager buffers: buffer i at mem + slot[i], every place good. */
+	uint32_t slot[LEVEL_BURST];
+	struct opa_vnic_rx_place place;
+	const uint8_t *data[LEVEL_BURST];
 	uint8_t *mem;
 };
 
+enum level_step { STEP_HDR_BUILD, STEP_RX_PARSE, STEP_RX_LOCATE, STEP_NUM };
+
 /* n bursts of one step at one level; thread CPU ns. */
 static uint64_t
-level_run(const struct opa_vnic_simd_info *l, bool rx, struct level_data *ld,
+level_run(const struct opa_vnic_simd_info *l, enum level_step s, struct level_data *ld,
 	  const struct opa_vnic_tx_ctx *tx, uint64_t n)
 {
 	uint64_t t0 = perf_clock_ns(CLOCK_THREAD_CPUTIME_ID), i;
 
 	for (i = 0; i < n; i++) {
-		if (rx)
+		if (s == STEP_RX_PARSE)
 			l->rx_parse(ld->rhf, ld->hdr, ld->tail, LEVEL_BURST, ld->meta);
+		else if (s == STEP_RX_LOCATE)
+			l->rx_locate(&ld->place, ld->rhf, LEVEL_BURST, ld->data);
 		else
 			l->hdr_build(tx, ld->d, ld->dst, LEVEL_BURST, 0);
 		PERF_BARRIER(ld->mem);
@@ -454,17 +462,23 @@ level_data_init(struct level_data *ld, struct perf_data *d)
 		opa_vnic_trailer_fill(p + OPA_VNIC_HDR_LEN + len, l.pad);
 		ld->hdr[i] = p;
 		ld->tail[i] = p[l.pkt_len - 1];
+		/* Eager buffer i, its packet 2 blocks in (128 bytes). */
 		ld->rhf[i] = (uint64_t)(l.pkt_len / 4) | (uint64_t)RHF_RCV_TYPE_BYPASS << 12 |
-			     RHF_USE_EGR_BFR | (uint64_t)(1 + i % 13) << RHF_SEQ_SHIFT;
+			     RHF_USE_EGR_BFR | (uint64_t)i << RHF_EGR_INDEX_SHIFT |
+			     (uint64_t)(1 + i % 13) << RHF_SEQ_SHIFT |
+			     (uint64_t)2 << RHF_EGR_OFFSET_SHIFT;
+		ld->slot[i] = i * LEVEL_STRIDE;
 	}
+	ld->place = (struct opa_vnic_rx_place){ .base = ld->mem, .slot = ld->slot, .shift = 0,
+						.egr_cnt = LEVEL_BURST, .egr_size = LEVEL_STRIDE };
 	return 0;
 }
 
-/* The header builder and the receive parse at every level this CPU runs, beside scalar. */
+/* The header builder, receive parse and locate step at every level this CPU runs, beside scalar. */
 static int
 perf_levels(struct perf_data *d, unsigned int runs, uint64_t run_ns, double ghz)
 {
-	static const char *const steps[2] = { "hdr_build", "rx_parse" };
+	static const char *const steps[STEP_NUM] = { "hdr_build", "rx_parse", "rx_locate" };
 	struct level_data ld;
 	double ref = 0;
 	unsigned int s, lv, r;
@@ -480,7 +494,7 @@ perf_levels(struct perf_data *d, unsigned int runs, uint64_t run_ns, double ghz)
 	       "x scalar = scalar's time / this level's\n", LEVEL_BURST);
 	printf("%-18s %-8s %10s %9s %9s %7s %12s\n", "step", "level", "cycles", "ns", "x scalar",
 	       "spread", "bursts");
-	for (s = 0; s < 2; s++) {
+	for (s = 0; s < STEP_NUM; s++) {
 		for (lv = 0; lv < OPA_VNIC_SIMD_NUM; lv++) {
 			const struct opa_vnic_simd_info *l = opa_vnic_simd_get(lv);
 			uint64_t n = 16, t[101];

@@ -62,7 +62,7 @@ grep -q "shared / dedicated SDMA engine, 9000-byte" "$tmp/out" &&
 # The burst steps per SIMD level: scalar first, then each level this CPU runs.
 grep -Eq '^step +level +cycles +ns +x scalar +spread +bursts$' "$tmp/out" ||
 	fail "no column line for the SIMD levels"
-for step in hdr_build rx_parse; do
+for step in hdr_build rx_parse rx_locate; do
 	awk -v s="$step" '$1 == s { print $2 }' "$tmp/out" | head -n1 | grep -qx scalar ||
 		fail "$step: no scalar row first"
 	awk -v s="$step" '$1 == s && $2 == "scalar" && $5 != "1.00" { bad = 1 } END { exit bad }' \
