@@ -426,6 +426,7 @@ count_result() {
 		ir=$(awk '/^summary:/ { print $2 + 0; exit }' "$f")
 		[ "${ir:-0}" -gt "$best_ir" ] && { best_ir=$ir; best=$f; }
 	done
+	[ -n "${BENCH_KEEP_CG:-}" ] && cp "$best" "$BENCH_KEEP_CG/cg.$1.$2" && echo "$pk" > "$BENCH_KEEP_CG/pk.$1.$2"
 	if [ -z "$pk" ] || [ "$pk" = 0 ] || [ -z "$best" ]; then
 		echo "bench: count failed ($(label "$1"), $2 B): no packets or no counts;" \
 			"its output:" >&2

@@ -7,8 +7,9 @@
 
 /*
  * The 128-bit (SSE4.1) and 256-bit (AVX2) cores of the header builder and
- * the receive parse (and the 256-bit receive locate step), included by each ISA file: a wider file finishes a
- * burst's remainder with the narrower cores, compiled with its own flags.
+ * the receive parse, and the 256-bit receive locate step, included by each
+ * ISA file: a wider file finishes a burst's remainder with the narrower
+ * cores, compiled with its own flags.
  *
  * Both work on structures of arrays: the packets' decisions (or RHFs and
  * headers) are transposed into one register per field, every field is
