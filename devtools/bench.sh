@@ -37,6 +37,7 @@ inflight=4
 micro=1
 profile=0
 count=0
+keep_counts=		# --keep-counts: where the callgrind files are copied
 dry=0
 quick=0
 huge=0
@@ -63,6 +64,8 @@ usage: devtools/bench.sh [options]
                    net_null, and instructions by component: repeatable
                    to 0.1 %, blind to how instructions overlap (no cycles; needs valgrind;
                    cases: null vnic-hw vnic-sw vnic-copy vnic-attach)
+  --keep-counts D  with --count: copy each case's callgrind file (cg.CASE.SIZE) and its
+                   packets (pk.CASE.SIZE) into directory D, for callgrind_annotate
   --dry-run        print the machine and the planned runs, run nothing
 EOF
 }
@@ -92,6 +95,7 @@ while [ $# -gt 0 ]; do
 	--no-micro) micro=0 ;;
 	--profile) profile=1 reps=1 micro=0 ;;
 	--count) count=1 reps=1 micro=0 ;;
+	--keep-counts) keep_counts=${2:?--keep-counts needs a directory}; shift ;;
 	--dry-run) dry=1 ;;
 	--huge) huge=1 ;;
 	-h | --help) usage; exit 0 ;;
@@ -128,6 +132,9 @@ if [ $count = 1 ]; then
 	esac
 fi
 build=$(cd "$build" 2>/dev/null && pwd) || die "--build: no directory $build"
+[ -z "$keep_counts" ] || [ $count = 1 ] || die "--keep-counts: only with --count"
+[ -z "$keep_counts" ] || keep_counts=$(cd "$keep_counts" 2>/dev/null && pwd) ||
+	die "--keep-counts: no directory $keep_counts"
 
 VNIC_BUILD=$build
 # shellcheck source=app/test-vnic/scripts/testpmd_vnic.sh
@@ -426,7 +433,6 @@ count_result() {
 		ir=$(awk '/^summary:/ { print $2 + 0; exit }' "$f")
 		[ "${ir:-0}" -gt "$best_ir" ] && { best_ir=$ir; best=$f; }
 	done
-	[ -n "${BENCH_KEEP_CG:-}" ] && cp "$best" "$BENCH_KEEP_CG/cg.$1.$2" && echo "$pk" > "$BENCH_KEEP_CG/pk.$1.$2"
 	if [ -z "$pk" ] || [ "$pk" = 0 ] || [ -z "$best" ]; then
 		echo "bench: count failed ($(label "$1"), $2 B): no packets or no counts;" \
 			"its output:" >&2
@@ -435,6 +441,10 @@ count_result() {
 	fi
 	awk -v c="$1" -v size="$2" -v pk="$pk" -v f="$best" '/^summary:/ {
 		print c, size, pk, $2, $6, $7, f; exit }' "$best" >>"$work/counts"
+	if [ -n "$keep_counts" ]; then
+		cp "$best" "$keep_counts/cg.$1.$2" && echo "$pk" >"$keep_counts/pk.$1.$2" ||
+			echo "bench: --keep-counts: could not copy into $keep_counts" >&2
+	fi
 	grep -m1 -o 'bursts use the .*' "$3" | sed "s/^/  $(label "$1"), $2 B: /" \
 		>>"$work/paths" || true
 }

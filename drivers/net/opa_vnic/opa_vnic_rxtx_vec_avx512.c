@@ -9,10 +9,11 @@
  * The receive parse takes 16 packets per iteration (four 128-bit lanes of
  * four); the receive locate step is the 256-bit one. The header build
  * keeps the 256-bit core, 8 packets per iteration: built here it has 32
- * registers (no constant spilled) and three-input logic. Its rows are 28 bytes each, so a 512-bit build spends its gain on
- * bringing lanes down to the stores: 16 packets per iteration measured 2.35
- * times scalar with 128-bit extracts and 1.85 with masked stores, against
- * 3.1 for this one (doc/performance.md).
+ * registers (no constant spilled) and three-input logic. Its rows are 28
+ * bytes each, so a 512-bit build spends its gain on bringing lanes down to
+ * the stores: 16 packets per iteration measured 2.35 times scalar with
+ * 128-bit extracts and 1.85 with masked stores, against 3.1 for this one
+ * (doc/performance.md).
  */
 
 #include "opa_vnic_rxtx_vec_x86.h"
