@@ -332,16 +332,6 @@ rx_prefetch_rest(const uint8_t *const *data, const struct opa_vnic_rx_meta *meta
 		rte_prefetch0(d + off);
 }
 
-/*
- * Whether the whole batch takes rx_batch_copy(): every packet a good VNIC
- * packet (parse verdict OK) of one vesw id, owned by q's vport, with one
- * P_Key that matches the vport's, the vport forwarding, every frame to be
- * copied (not longer than copy_max), and an mbuf for each in q->mc. These
- * hold for every packet of the batch, so they are checked once; any other
- * batch takes the general loop, which checks them per packet. *longer:
- * whether a packet of the batch has eager data past its first two lines
- * (rx_prefetch_rest() has work).
- */
 #ifdef RTE_ARCH_X86
 /*
  * Over the metas as 16-byte rows: the OR of each one's difference with the
@@ -393,6 +383,16 @@ rx_batch_uniform(const struct opa_vnic_rx_meta *meta, unsigned int n, uint32_t *
 }
 #endif
 
+/*
+ * Whether the whole batch takes rx_batch_copy(): every packet a good VNIC
+ * packet (parse verdict OK) of one vesw id, owned by q's vport, with one
+ * P_Key that matches the vport's, the vport forwarding, every frame to be
+ * copied (not longer than copy_max), and an mbuf for each in q->mc. These
+ * hold for every packet of the batch, so they are checked once; any other
+ * batch takes the general loop, which checks them per packet. *longer:
+ * whether a packet of the batch has eager data past its first two lines
+ * (rx_prefetch_rest() has work).
+ */
 static inline bool
 rx_batch_local(struct opa_vnic_rxq *q, const struct opa_vnic_snap *s,
 	       const struct opa_vnic_rx_meta *meta, unsigned int n, bool *longer)
@@ -476,7 +476,8 @@ static const uint8_t rx_no_hdr[OPA_VNIC_HDR_LEN];
 
 /* The locate step reads the RHF as hfi_regs.h defines it. */
 _Static_assert(OPA_VNIC_RHF_LEN_MASK == RHF_PKT_LEN_MASK &&
-	       OPA_VNIC_RHF_KIND_MASK == (RHF_RCV_TYPE_MASK << RHF_RCV_TYPE_SHIFT | RHF_USE_EGR_BFR) &&
+	       OPA_VNIC_RHF_KIND_MASK ==
+	       (RHF_RCV_TYPE_MASK << RHF_RCV_TYPE_SHIFT | RHF_USE_EGR_BFR) &&
 	       OPA_VNIC_RHF_KIND_BYPASS_EGR ==
 	       ((uint64_t)RHF_RCV_TYPE_BYPASS << RHF_RCV_TYPE_SHIFT | RHF_USE_EGR_BFR) &&
 	       OPA_VNIC_RHF_USE_EGR == RHF_USE_EGR_BFR &&
