@@ -128,16 +128,4 @@ fold_body(uint32_t crc, const uint8_t *p, size_t len, uint8_t *dst)
 	return x;
 }
 
-uint32_t
-hfi_crc32_avx512(uint32_t crc, const uint8_t *p, size_t len)
-{
-	return hfi_crc32_wide(crc, NULL, p, len, fold_body);
-}
-
-uint32_t
-hfi_crc32_copy_avx512(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
-{
-	if (dst == NULL)
-		__builtin_unreachable();	/* never: lets the copy's stores go untested */
-	return hfi_crc32_wide(crc, dst, p, len, fold_body);
-}
+HFI_CRC32_WIDE_ENTRIES(avx512, fold_body)

@@ -312,6 +312,26 @@ hfi_crc32_wide(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len,
 		return hfi_crc32_short(crc, dst, p, len);
 	return hfi_crc32_finish(fold(crc, p, len, dst), hfi_crc32_skip(dst, n), p + n, len - n);
 }
+
+/*
+ * A wide level's entry points around its fold: hfi_crc32_<level>() and
+ * hfi_crc32_copy_<level>(), whose dst is never NULL (which lets the copy's
+ * stores go untested).
+ */
+#define HFI_CRC32_WIDE_ENTRIES(level, fold)						\
+uint32_t										\
+hfi_crc32_##level(uint32_t crc, const uint8_t *p, size_t len)				\
+{											\
+	return hfi_crc32_wide(crc, NULL, p, len, fold);					\
+}											\
+											\
+uint32_t										\
+hfi_crc32_copy_##level(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)	\
+{											\
+	if (dst == NULL)								\
+		__builtin_unreachable();						\
+	return hfi_crc32_wide(crc, dst, p, len, fold);					\
+}
 #endif
 
 /*
