@@ -102,7 +102,7 @@ struct opa_vnic_rx_place {
 	const uint8_t *base;	/* buffer i at base + (slot[i] << shift) */
 	const uint32_t *slot;
 	uint32_t shift;
-	uint32_t egr_cnt;	/* eager buffers */
+	uint32_t egr_cnt;	/* eager buffers, at least 1 */
 	uint32_t egr_size;	/* bytes each */
 };
 
