@@ -335,6 +335,34 @@ hfi_sdma_wr_pkt(struct hfi_sdma_wr *w, const struct hfi_sdma_frag *frags,
 }
 
 /*
+ * A packet in one fragment at entry p and descriptor d: first and last,
+ * qw1 its descriptor's generation with HeadToHost.
+ */
+static inline void
+hfi_sdma_put_pkt1(struct hfi_sdma_pkt *p, struct hfi_sdma_desc *d, uint64_t iova, uint32_t len,
+		  uint64_t qw1, void *cookie, struct hfi_sdma_user *user)
+{
+	p->cookie = cookie;
+	p->user = user;
+	p->ndesc = 1;
+	d->qw[0] = iova | (uint64_t)len << SDMA_DESC0_BYTE_COUNT_SHIFT |
+		   SDMA_DESC0_FIRST_DESC_FLAG | SDMA_DESC0_LAST_DESC_FLAG;
+	d->qw[1] = qw1;
+}
+
+/* hfi_sdma_wr_pkt() of a packet in one fragment: one descriptor, first and last. */
+static inline void
+hfi_sdma_wr_pkt1(struct hfi_sdma_wr *w, uint64_t iova, uint32_t len, void *cookie,
+		 struct hfi_sdma_user *user)
+{
+	uint64_t c = w->at;
+
+	hfi_sdma_put_pkt1(&w->pkts[c & w->mask], &w->ring[c & w->mask], iova, len,
+			  hfi_sdma_desc_gen(w, c) | SDMA_DESC1_HEAD_TO_HOST_FLAG, cookie, user);
+	w->at = c + 1;
+}
+
+/*
  * A run of packets of one descriptor each from w->at, none past the ring's
  * end (hfi_sdma_wr_lap_room()): their first descriptor and entry found and
  * the lap's generation computed once, packet j written at index j.
@@ -365,12 +393,7 @@ static inline void
 hfi_sdma_run_pkt1(const struct hfi_sdma_run *r, unsigned int j, uint64_t iova, uint32_t len,
 		  void *cookie, struct hfi_sdma_user *user)
 {
-	r->p[j].cookie = cookie;
-	r->p[j].user = user;
-	r->p[j].ndesc = 1;
-	r->d[j].qw[0] = iova | (uint64_t)len << SDMA_DESC0_BYTE_COUNT_SHIFT |
-			SDMA_DESC0_FIRST_DESC_FLAG | SDMA_DESC0_LAST_DESC_FLAG;
-	r->d[j].qw[1] = r->qw1;
+	hfi_sdma_put_pkt1(&r->p[j], &r->d[j], iova, len, r->qw1, cookie, user);
 }
 
 /* The run's n packets written: w->at past them. */
@@ -378,24 +401,6 @@ static inline void
 hfi_sdma_run_end(struct hfi_sdma_wr *w, unsigned int n)
 {
 	w->at += n;
-}
-
-/* hfi_sdma_wr_pkt() of a packet in one fragment: one descriptor, first and last. */
-static inline void
-hfi_sdma_wr_pkt1(struct hfi_sdma_wr *w, uint64_t iova, uint32_t len, void *cookie,
-		 struct hfi_sdma_user *user)
-{
-	uint64_t c = w->at;
-	struct hfi_sdma_pkt *p = &w->pkts[c & w->mask];
-	struct hfi_sdma_desc *d = &w->ring[c & w->mask];
-
-	p->cookie = cookie;
-	p->user = user;
-	p->ndesc = 1;
-	d->qw[0] = iova | (uint64_t)len << SDMA_DESC0_BYTE_COUNT_SHIFT |
-		   SDMA_DESC0_FIRST_DESC_FLAG | SDMA_DESC0_LAST_DESC_FLAG;
-	d->qw[1] = hfi_sdma_desc_gen(w, c) | SDMA_DESC1_HEAD_TO_HOST_FLAG;
-	w->at = c + 1;
 }
 
 /* hfi_sdma_wr_pkt() of a packet of two fragments: no loop. */
