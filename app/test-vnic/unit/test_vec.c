@@ -23,6 +23,7 @@
 
 #include "encap_test_util.h"
 #include "encap_vectors.h"
+#include "hfi_rcv.h"
 #include "opa_vnic_encap.h"
 #include "opa_vnic_vec.h"
 
@@ -484,7 +485,9 @@ test_rx_raw(void **state)
  * kind, their eager indices around the context's count and their places
  * around its buffer size (some inside, some past it, some of length 0),
  * over random chunk slots; every level finds the same data pointers and
- * clears UseEgrBfr on the same RHFs as scalar.
+ * clears UseEgrBfr on the same RHFs as scalar; scalar takes exactly the
+ * packets the HFI layer's hfi_rcv_bypass_egr() does (no skip), whose RHF
+ * fields opa_vnic_vec.h restates.
  */
 #define LOC_SHIFT	12
 #define LOC_CHUNKS	64
@@ -531,6 +534,10 @@ test_rx_locate(void **state)
 		ref[n] = out[n] = (const uint8_t *)mem;	/* a guard: nothing written past n */
 		opa_vnic_rx_locate_scalar(&pl, ref_rhf, n, ref);
 		for (i = 0; i < n; i++) {
+			const struct hfi_rcv_geom g = { .egr_cnt = pl.egr_cnt,
+							.egr_size = pl.egr_size };
+
+			assert_int_equal(ref[i] != NULL, hfi_rcv_bypass_egr(&g, in[i]));
 			located += ref[i] != NULL;
 			refused += ref[i] == NULL;
 			assert_true(ref[i] == NULL || (ref[i] >= mem && ref[i] < mem + sizeof(mem)));
